@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install the Debian packages pmlab needs, only those that are missing.
+# Runs as root (CI, a fresh machine) or through sudo when available.
+set -eu
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "deps: all present ($PKGS)"
+    exit 0
+fi
+echo "deps: installing:$missing"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

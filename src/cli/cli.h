@@ -1,0 +1,19 @@
+/* cli: the subcommands of the pmlab binary, one file each. Each takes the
+ * arguments after its name (argv[0] is the subcommand) and returns the exit
+ * status: 0 success, 1 a run failed, 2 bad input. */
+#ifndef PMLAB_CLI_CLI_H
+#define PMLAB_CLI_CLI_H
+
+struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*main)(int argc, char **argv);
+    void (*usage)(void);
+};
+
+extern const struct cli_command cli_run_command, cli_machines_command, cli_params_command;
+
+#define EXIT_RUN_FAILED 1
+#define EXIT_BAD_INPUT 2
+
+#endif

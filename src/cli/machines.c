@@ -1,0 +1,114 @@
+/* machines: `pmlab machines`: list the machine files pmlab can find. */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "hw/machine.h"
+#include "util/xalloc.h"
+
+static void machines_usage(void)
+{
+    printf("usage: pmlab machines [--dir DIR]\n"
+           "\n"
+           "List the machine files in DIR (default: $PMLAB_MACHINES, else ./machines), one\n"
+           "line each: name, CPUs, core types and description. A scenario names a machine by\n"
+           "its file name without .ini. Each file is fully validated; a broken one is\n"
+           "reported as FILE:LINE and the exit status is 2.\n");
+}
+
+static int machines_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted list of *.ini names in dir; NULL (and *n = -1) if dir cannot be read. */
+static char **machines_scan(const char *dir, int *n)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return *n = -1, NULL;
+    char **names = NULL;
+    *n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".ini") != 0)
+            continue;
+        names = xreallocarray(names, (size_t)*n + 1, sizeof *names);
+        names[(*n)++] = xstrdup(de->d_name);
+    }
+    closedir(dp);
+    if (*n > 0)
+        qsort(names, (size_t)*n, sizeof *names, machines_cmp);
+    return names;
+}
+
+static void machines_print(const struct hw_machine *m)
+{
+    char types[128] = "";
+    size_t used = 0;
+    for (int t = 0; t < m->ntypes && used < sizeof types; t++) {
+        int n = snprintf(types + used, sizeof types - used, "%s%dx%s", t ? "+" : "",
+                         m->types[t].cores_per_package * m->packages, m->types[t].name);
+        if (n > 0)
+            used += (size_t)n;
+    }
+    printf("%-14s %4d CPUs  %d pkg  %-12s %-14s %s\n", m->name, m->ncpus, m->packages, types,
+           m->cpu_model, m->description);
+}
+
+static int machines_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "dir", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *dir = getenv("PMLAB_MACHINES");
+    if (!dir)
+        dir = "machines";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+        if (c == 'd')
+            dir = optarg;
+        else if (c == 'h')
+            return machines_usage(), 0;
+        else
+            return EXIT_BAD_INPUT;
+    }
+    if (optind != argc) {
+        fprintf(stderr, "pmlab machines: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_BAD_INPUT;
+    }
+    int n;
+    char **names = machines_scan(dir, &n);
+    if (n < 0) {
+        fprintf(stderr, "pmlab machines: cannot read directory %s\n", dir);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct diag d = { 0 };
+        struct hw_machine *m = hw_machine_load(path, &d);
+        if (m)
+            machines_print(m);
+        else
+            fprintf(stderr, "%s\n", d.msg), rc = EXIT_BAD_INPUT;
+        hw_machine_free(m);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+const struct cli_command cli_machines_command = {
+    .name = "machines",
+    .summary = "list the machine files",
+    .main = machines_main,
+    .usage = machines_usage,
+};

@@ -1,0 +1,174 @@
+/* run: `pmlab run SCENARIO`: load, run every job, print the report. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/results.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "util/strutil.h"
+
+static void run_usage(void)
+{
+    printf("usage: pmlab run SCENARIO.ini [OPTIONS]\n"
+           "\n"
+           "Run every variant of the scenario for its replications and compare each metric\n"
+           "against the first variant (95 %% CI of the delta, Welch's p-value, verdict).\n"
+           "\n"
+           "options:\n"
+           "  --format table|json|csv  output format (default table)\n"
+           "  --output FILE            write the report to FILE instead of stdout\n"
+           "  --reps N                 replications per variant (default: the scenario's)\n"
+           "  --seed N                 base random seed (default: the scenario's)\n"
+           "  --jobs N                 worker threads (default: all online CPUs)\n"
+           "  --quick                  the scenario's [quick] configuration: fewer, shorter runs\n"
+           "  --quiet                  no progress line or summary on stderr\n"
+           "  -h, --help               this text\n"
+           "\n"
+           "Output is byte-identical for a given scenario, seed and replication count,\n"
+           "whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input.\n");
+}
+
+struct run_args {
+    const char *scenario;
+    const char *format;
+    const char *output;
+    struct runner_opts opts;
+    bool quiet;
+};
+
+static int run_parse_int(const char *opt, const char *text, int64_t min, int64_t max, int64_t *out)
+{
+    if (str_to_i64(text, out) != 0 || *out < min || *out > max) {
+        fprintf(stderr, "pmlab run: %s: expected an integer in [%lld, %lld], got '%s'\n", opt,
+                (long long)min, (long long)max, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse argv; returns 0, 1 for --help (exit 0), or -1 (exit 2). */
+static int run_parse_args(int argc, char **argv, struct run_args *a)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+        { "reps", required_argument, NULL, 'r' },   { "seed", required_argument, NULL, 's' },
+        { "jobs", required_argument, NULL, 'j' },   { "quick", no_argument, NULL, 'q' },
+        { "quiet", no_argument, NULL, 'Q' },        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    int64_t v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:o:r:s:j:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': a->format = optarg; break;
+        case 'o': a->output = optarg; break;
+        case 'r':
+            if (run_parse_int("--reps", optarg, 1, 1000, &v) != 0)
+                return -1;
+            a->opts.reps = (int)v;
+            break;
+        case 's':
+            if (run_parse_int("--seed", optarg, 0, INT64_MAX, &v) != 0)
+                return -1;
+            a->opts.seed = (uint64_t)v;
+            a->opts.seed_set = true;
+            break;
+        case 'j':
+            if (run_parse_int("--jobs", optarg, 1, 4096, &v) != 0)
+                return -1;
+            a->opts.jobs = (int)v;
+            break;
+        case 'q': a->opts.quick = true; break;
+        case 'Q': a->quiet = true; break;
+        case 'h': return 1;
+        default: return -1;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "pmlab run: expected exactly one scenario file (see 'pmlab run --help')\n");
+        return -1;
+    }
+    a->scenario = argv[optind];
+    return 0;
+}
+
+static int run_report(const struct rpt_format *fmt, const struct rpt_results *r, FILE *out,
+                      const char *path)
+{
+    fmt->render(r, out);
+    if (!path && fflush(out) != 0) {
+        fprintf(stderr, "pmlab run: error writing the report\n");
+        return EXIT_RUN_FAILED;
+    }
+    if (path && fclose(out) != 0) {
+        fprintf(stderr, "pmlab run: error writing %s\n", path);
+        return EXIT_RUN_FAILED;
+    }
+    return 0;
+}
+
+static int run_main(int argc, char **argv)
+{
+    struct run_args a = { .format = "table" };
+    int prc = run_parse_args(argc, argv, &a);
+    if (prc != 0)
+        return prc > 0 ? (run_usage(), 0) : EXIT_BAD_INPUT;
+    const struct rpt_format *fmt = rpt_format_find(a.format);
+    if (!fmt) {
+        fprintf(stderr, "pmlab run: --format: '%s' is not one of: table json csv\n", a.format);
+        return EXIT_BAD_INPUT;
+    }
+    struct diag d = { 0 };
+    struct scenario *s = scenario_load(a.scenario, NULL, &d);
+    if (!s) {
+        fprintf(stderr, "%s\n", d.msg);
+        return EXIT_BAD_INPUT;
+    }
+    /* Open the output before running, so a bad path fails at once. */
+    FILE *out = a.output ? fopen(a.output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "pmlab run: --output: cannot write %s: %s\n", a.output, strerror(errno));
+        scenario_free(s);
+        return EXIT_BAD_INPUT;
+    }
+    a.opts.progress = !a.quiet && isatty(STDERR_FILENO);
+    struct rpt_results r;
+    struct runner_stats st;
+    char err[512];
+    int rc = runner_run(s, &a.opts, &r, &st, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "pmlab run: %s: %s\n", a.scenario, err);
+        if (a.output) {
+            fclose(out);
+            remove(a.output);
+        }
+        scenario_free(s);
+        return EXIT_RUN_FAILED;
+    }
+    rc = run_report(fmt, &r, out, a.output);
+    if (!a.quiet) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        fprintf(stderr, "pmlab: %s: %d runs, %.3g events in %.2f s (%.2f M events/s), peak RSS %ld kB\n",
+                s->name, st.njobs, (double)st.nevents, st.wall_s,
+                st.wall_s > 0 ? (double)st.nevents / st.wall_s / 1e6 : 0, ru.ru_maxrss);
+    }
+    rpt_results_free(&r);
+    scenario_free(s);
+    return rc;
+}
+
+const struct cli_command cli_run_command = {
+    .name = "run",
+    .summary = "run a scenario file and compare its variants",
+    .main = run_main,
+    .usage = run_usage,
+};

@@ -1,0 +1,782 @@
+/* machine: load and validate a machine file into an immutable struct hw_machine.
+ *
+ * Why table-driven: every key of every section is one row of a descriptor
+ * table {name, type, offset, range, required}, so a new key is one line, and
+ * range checks, duplicate keys and missing required keys need no per-key code.
+ * A file is checked in three passes, each naming the line at fault: each value
+ * as it is read, each section when it ends (required keys, rules that relate
+ * keys of one section), and the whole file at the end (every core type has
+ * C-states, every package state names a C-state every core type has). Only a
+ * file that passes all three becomes a machine; nothing is ever half-loaded.
+ *
+ * Units come from the key's suffix: _us keys are stored as sim_time_t ns, _mhz
+ * and _mw keep their unit. The format is documented in docs/machine-files.md. */
+#include "hw/machine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/inifile.h"
+#include "util/strutil.h"
+#include "util/xalloc.h"
+
+/* ---- calibration registry --------------------------------------------- */
+
+/* Every constant of the model that no datasheet or kernel source gives. A
+ * machine file may override the default in its [calibration] section; a key
+ * not listed here is an error there. */
+static const struct hw_calib_desc calib_registry[] = {
+    { .key = "smt_corun_factor", .unit = "ratio", .default_value = 0.62,
+      .min = 0.3, .max = 1.0,
+      .description = "speed of each SMT thread while its sibling is busy, relative to "
+                     "running alone (0.62: the core does 1.24x the work of one thread)" },
+    { .key = "smt_poll_factor", .unit = "ratio", .default_value = 0.9,
+      .min = 0.3, .max = 1.0,
+      .description = "speed of a thread while its sibling spins in the idle loop "
+                     "(PAUSE-based polling leaves most of the core to the sibling)" },
+};
+#define NCALIB_REGISTRY (sizeof calib_registry / sizeof calib_registry[0])
+
+const struct hw_calib_desc *hw_calib_registry(size_t *n)
+{
+    *n = NCALIB_REGISTRY;
+    return calib_registry;
+}
+
+static const struct hw_calib_desc *calib_lookup(const char *key)
+{
+    for (size_t i = 0; i < NCALIB_REGISTRY; i++)
+        if (strcmp(calib_registry[i].key, key) == 0)
+            return &calib_registry[i];
+    return NULL;
+}
+
+double hw_machine_calib(const struct hw_machine *m, const char *key)
+{
+    const struct hw_calib_desc *desc = calib_lookup(key);
+    if (!desc) {
+        fprintf(stderr, "pmlab: BUG: calibration key '%s' is not in the registry\n", key);
+        abort();
+    }
+    for (int i = 0; i < m->ncalib; i++)
+        if (strcmp(m->calib[i].key, key) == 0)
+            return m->calib[i].value;
+    return desc->default_value;
+}
+
+/* ---- key descriptors ---------------------------------------------------- */
+
+enum key_type {
+    KT_INT,       /* int */
+    KT_U32,       /* uint32_t, decimal */
+    KT_HEX,       /* uint32_t, 0x-prefixed hex or decimal */
+    KT_DOUBLE,    /* double */
+    KT_US,        /* microseconds in the file (may be fractional), sim_time_t ns in memory */
+    KT_BOOL,      /* bool, yes/no as the kernel's kstrtobool reads it */
+    KT_STR,       /* char[aux] */
+    KT_MHZ_LIST,  /* uint32_t[HW_MAX_TURBO_BINS], count (int) at offset aux; continuation lines append */
+    KT_NUMBERING, /* enum hw_cpu_numbering: adjacent | split */
+};
+
+struct key_desc {
+    const char *name;
+    enum key_type type;
+    size_t offset;     /* of the field in the section's struct */
+    size_t aux;        /* KT_STR: buffer size; KT_MHZ_LIST: offset of the count */
+    double min, max;   /* accepted range, in the file's unit (lists: each element) */
+    bool required;
+};
+
+#define KEY(st, key, field, kt, lo, hi, req) \
+    { key, kt, offsetof(struct st, field), 0, lo, hi, req }
+#define KEY_STR(st, field, req) \
+    { #field, KT_STR, offsetof(struct st, field), sizeof(((struct st *)0)->field), 0, 0, req }
+
+#define MHZ_MAX 20000.0
+#define POWER_MW_MAX 1e7
+#define LATENCY_US_MAX 1e6
+
+static const struct key_desc machine_keys[] = {
+    KEY_STR(hw_machine, name, true),
+    KEY_STR(hw_machine, description, false),
+    KEY_STR(hw_machine, vendor, true),
+    KEY_STR(hw_machine, cpu_model, true),
+    KEY(hw_machine, "packages", packages, KT_INT, 1, 64, true),
+    KEY(hw_machine, "threads_per_core", threads_per_core, KT_INT, 1, HW_MAX_SMT, true),
+    KEY(hw_machine, "cpu_numbering", cpu_numbering, KT_NUMBERING, 0, 0, false),
+    KEY(hw_machine, "pkg_active_power_mw", pkg_active_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
+};
+
+static const struct key_desc core_type_keys[] = {
+    KEY(hw_core_type, "cores_per_package", cores_per_package, KT_INT, 1, 4096, true),
+    KEY(hw_core_type, "threads_per_core", threads_per_core, KT_INT, 1, HW_MAX_SMT, false),
+    KEY(hw_core_type, "ipc_factor", ipc_factor, KT_DOUBLE, 0.01, 100, true),
+    KEY(hw_core_type, "min_mhz", min_mhz, KT_U32, 1, MHZ_MAX, true),
+    KEY(hw_core_type, "base_mhz", base_mhz, KT_U32, 1, MHZ_MAX, true),
+    KEY(hw_core_type, "max_mhz", max_mhz, KT_U32, 1, MHZ_MAX, true),
+    { "turbo_mhz", KT_MHZ_LIST, offsetof(struct hw_core_type, turbo_mhz),
+      offsetof(struct hw_core_type, nturbo), 1, MHZ_MAX, false },
+    KEY(hw_core_type, "active_power_mw_base", active_power_mw_base, KT_DOUBLE, 0.001, POWER_MW_MAX, true),
+    KEY(hw_core_type, "active_power_mw_max", active_power_mw_max, KT_DOUBLE, 0.001, POWER_MW_MAX, true),
+};
+
+static const struct key_desc cstate_keys[] = {
+    KEY(hw_cstate, "mwait_hint", mwait_hint, KT_HEX, 0, 0xff, true),
+    KEY(hw_cstate, "exit_latency_us", exit_latency_ns, KT_US, 0, LATENCY_US_MAX, true),
+    KEY(hw_cstate, "core_power_mw", core_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
+    KEY(hw_cstate, "flushes_caches", flushes_caches, KT_BOOL, 0, 0, true),
+    KEY(hw_cstate, "refill_us", refill_ns, KT_US, 0, LATENCY_US_MAX, false),
+};
+
+static const struct key_desc pkgstate_keys[] = {
+    KEY_STR(hw_pkgstate, core_cstate, true),
+    KEY(hw_pkgstate, "exit_latency_us", exit_latency_ns, KT_US, 0, LATENCY_US_MAX, true),
+    KEY(hw_pkgstate, "pkg_power_mw", pkg_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
+};
+
+#define MAX_SECTION_KEYS 16 /* bits of struct loader.seen in use */
+#define NKEYS(a) (sizeof a / sizeof a[0])
+_Static_assert(NKEYS(machine_keys) <= MAX_SECTION_KEYS && NKEYS(core_type_keys) <= MAX_SECTION_KEYS &&
+               NKEYS(cstate_keys) <= MAX_SECTION_KEYS && NKEYS(pkgstate_keys) <= MAX_SECTION_KEYS,
+               "a section has more keys than struct loader tracks");
+
+/* ---- sections ------------------------------------------------------------ */
+
+enum sec_kind { SEC_NONE, SEC_MACHINE, SEC_CORE_TYPE, SEC_CSTATE, SEC_PKGSTATE, SEC_CALIB };
+
+struct sec_desc {
+    const char *word;          /* first word of the header */
+    enum sec_kind kind;
+    int nargs;                 /* names after the word */
+    const char *usage;
+    const struct key_desc *keys;
+    size_t nkeys;
+};
+
+#define KEYS(a) a, NKEYS(a)
+static const struct sec_desc sections[] = {
+    { "machine", SEC_MACHINE, 0, "[machine]", KEYS(machine_keys) },
+    { "core_type", SEC_CORE_TYPE, 1, "[core_type NAME]", KEYS(core_type_keys) },
+    { "cstate", SEC_CSTATE, 2, "[cstate TYPE NAME]", KEYS(cstate_keys) },
+    { "pkgstate", SEC_PKGSTATE, 1, "[pkgstate NAME]", KEYS(pkgstate_keys) },
+    { "calibration", SEC_CALIB, 0, "[calibration]", NULL, 0 },
+};
+#define NSECTIONS (sizeof sections / sizeof sections[0])
+
+/* Everything the loader needs while reading one file; lives on the stack of
+ * hw_machine_load. Lines are kept so checks made after a section or after the
+ * file can still name the line at fault. */
+struct loader {
+    const char *path;
+    struct hw_machine *m;
+    /* the open section */
+    const struct sec_desc *sd;     /* NULL before the first section */
+    void *obj;                     /* the struct its keys fill */
+    int line;                      /* its header line */
+    char label[128];               /* "[cstate P C6]", for messages */
+    uint32_t seen;                 /* bit i: sd->keys[i] was given */
+    int key_line[MAX_SECTION_KEYS];
+    int last_key;                  /* index of the previous key (continuations), or -1 */
+    int type;                      /* core type of an open [cstate] section */
+    /* lines for the whole-file checks */
+    int machine_line, machine_threads_line, calib_section_line;
+    int type_line[HW_MAX_CORE_TYPES];
+    int pkg_cstate_line[HW_MAX_PKGSTATES];
+};
+
+/* ---- values --------------------------------------------------------------- */
+
+static int out_of_range(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                        struct diag *d)
+{
+    return diag_error(d, ld->path, line, "%s = %s is out of range [%.15g, %.15g]", k->name, value,
+                      k->min, k->max);
+}
+
+/* Parse an integer, decimal or (for KT_HEX) 0x-prefixed hex, within k's range. */
+static int parse_integer(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                         int64_t *out, struct diag *d)
+{
+    const char *s = str_skip_space(value);
+    int rc;
+    if (k->type == KT_HEX && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        char *end;
+        unsigned long long v = strtoull(s + 2, &end, 16);
+        rc = (end == s + 2 || *str_skip_space(end) || v > INT64_MAX) ? -1 : 0;
+        *out = (int64_t)v;
+    } else {
+        rc = str_to_i64(s, out);
+    }
+    if (rc != 0)
+        return diag_error(d, ld->path, line, "%s: '%s' is not an integer", k->name, value);
+    if ((double)*out < k->min || (double)*out > k->max)
+        return out_of_range(ld, line, k, value, d);
+    return 0;
+}
+
+static int parse_real(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                      double *out, struct diag *d)
+{
+    if (str_to_double(value, out) != 0)
+        return diag_error(d, ld->path, line, "%s: '%s' is not a number", k->name, value);
+    if (*out < k->min || *out > k->max)
+        return out_of_range(ld, line, k, value, d);
+    return 0;
+}
+
+/* Append the space- or comma-separated MHz values in value to a KT_MHZ_LIST.
+ * A token starting with ';' or '#' starts a comment: inih strips inline
+ * comments from a key's first line but hands continuation lines over whole. */
+static int parse_mhz_list(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                          struct diag *d)
+{
+    uint32_t *list = (uint32_t *)((char *)ld->obj + k->offset);
+    int *count = (int *)((char *)ld->obj + k->aux);
+    const char *p = value;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (!*p || *p == ';' || *p == '#')
+            return 0;
+        size_t len = strcspn(p, " \t,");
+        char tok[32];
+        if (len >= sizeof tok)
+            return diag_error(d, ld->path, line, "%s: '%.*s' is not an integer", k->name, (int)len, p);
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (*count >= HW_MAX_TURBO_BINS)
+            return diag_error(d, ld->path, line, "%s: more than %d values", k->name, HW_MAX_TURBO_BINS);
+        int64_t v;
+        if (parse_integer(ld, line, k, tok, &v, d) != 0)
+            return -1;
+        list[(*count)++] = (uint32_t)v;
+        p += len;
+    }
+}
+
+static int parse_numbering(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                           enum hw_cpu_numbering *out, struct diag *d)
+{
+    if (strcmp(value, "adjacent") == 0)
+        *out = HW_CPU_NUMBERING_ADJACENT;
+    else if (strcmp(value, "split") == 0)
+        *out = HW_CPU_NUMBERING_SPLIT;
+    else
+        return diag_error(d, ld->path, line, "%s: '%s' is neither 'adjacent' nor 'split'",
+                          k->name, value);
+    return 0;
+}
+
+static int parse_string(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                        char *out, struct diag *d)
+{
+    if (!*value)
+        return diag_error(d, ld->path, line, "%s is empty", k->name);
+    if (str_copy(out, k->aux, value) != 0)
+        return diag_error(d, ld->path, line, "%s is longer than %zu characters", k->name, k->aux - 1);
+    return 0;
+}
+
+/* Parse value into the field k describes in the open section's struct. */
+static int parse_value(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                       struct diag *d)
+{
+    void *field = (char *)ld->obj + k->offset;
+    int64_t i;
+    double x;
+    switch (k->type) {
+    case KT_INT:
+        return parse_integer(ld, line, k, value, &i, d) ? -1 : (*(int *)field = (int)i, 0);
+    case KT_U32:
+    case KT_HEX:
+        return parse_integer(ld, line, k, value, &i, d) ? -1 : (*(uint32_t *)field = (uint32_t)i, 0);
+    case KT_DOUBLE:
+        return parse_real(ld, line, k, value, field, d);
+    case KT_US:
+        if (parse_real(ld, line, k, value, &x, d) != 0)
+            return -1;
+        *(sim_time_t *)field = (sim_time_t)llround(x * (double)SIM_NS_PER_US);
+        return 0;
+    case KT_BOOL:
+        if (str_to_bool(value, field) != 0)
+            return diag_error(d, ld->path, line, "%s: '%s' is not a boolean (yes or no)", k->name, value);
+        return 0;
+    case KT_STR:
+        return parse_string(ld, line, k, value, field, d);
+    case KT_MHZ_LIST:
+        return parse_mhz_list(ld, line, k, value, d);
+    case KT_NUMBERING:
+        return parse_numbering(ld, line, k, value, field, d);
+    }
+    return diag_error(d, ld->path, line, "%s: internal error: unknown key type", k->name);
+}
+
+/* ---- checks when a section ends ----------------------------------------- */
+
+/* Line of key name in the open section (its header line if it was not given). */
+static int key_line(const struct loader *ld, const char *name)
+{
+    for (size_t i = 0; i < ld->sd->nkeys; i++)
+        if (strcmp(ld->sd->keys[i].name, name) == 0 && (ld->seen & (1u << i)))
+            return ld->key_line[i];
+    return ld->line;
+}
+
+static int check_turbo(struct loader *ld, const struct hw_core_type *t, struct diag *d)
+{
+    int line = key_line(ld, "turbo_mhz");
+    if (t->nturbo > t->cores_per_package)
+        return diag_error(d, ld->path, line,
+                          "turbo_mhz lists %d values but %s has %d cores per package",
+                          t->nturbo, ld->label, t->cores_per_package);
+    for (int i = 0; i < t->nturbo; i++) {
+        if (t->turbo_mhz[i] < t->base_mhz || t->turbo_mhz[i] > t->max_mhz)
+            return diag_error(d, ld->path, line,
+                              "turbo_mhz value %d (%u MHz) is outside [base_mhz, max_mhz] = [%u, %u]",
+                              i + 1, t->turbo_mhz[i], t->base_mhz, t->max_mhz);
+        if (i > 0 && t->turbo_mhz[i] > t->turbo_mhz[i - 1])
+            return diag_error(d, ld->path, line,
+                              "turbo_mhz rises with more active cores (value %d: %u > %u MHz)",
+                              i + 1, t->turbo_mhz[i], t->turbo_mhz[i - 1]);
+    }
+    return 0;
+}
+
+static int check_core_type(struct loader *ld, const struct hw_core_type *t, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    if (t->threads_per_core > m->threads_per_core)
+        return diag_error(d, ld->path, key_line(ld, "threads_per_core"),
+                          "threads_per_core = %d exceeds the machine's threads_per_core = %d",
+                          t->threads_per_core, m->threads_per_core);
+    if (t->min_mhz > t->base_mhz || t->base_mhz > t->max_mhz)
+        return diag_error(d, ld->path, key_line(ld, "base_mhz"),
+                          "need min_mhz <= base_mhz <= max_mhz, got %u, %u, %u",
+                          t->min_mhz, t->base_mhz, t->max_mhz);
+    if (t->active_power_mw_max < t->active_power_mw_base)
+        return diag_error(d, ld->path, key_line(ld, "active_power_mw_max"),
+                          "active_power_mw_max (%g) is below active_power_mw_base (%g)",
+                          t->active_power_mw_max, t->active_power_mw_base);
+    return check_turbo(ld, t, d);
+}
+
+/* C-states are listed shallowest first: exit latency never decreases. */
+static int check_cstate(struct loader *ld, struct diag *d)
+{
+    const struct hw_core_type *t = &ld->m->types[ld->type];
+    if (t->ncstates < 2)
+        return 0;
+    const struct hw_cstate *c = &t->cstates[t->ncstates - 1], *prev = c - 1;
+    if (c->exit_latency_ns < prev->exit_latency_ns)
+        return diag_error(d, ld->path, key_line(ld, "exit_latency_us"),
+                          "C-states go shallowest first, but %s exits faster than %s before it",
+                          c->name, prev->name);
+    return 0;
+}
+
+static int close_section(struct loader *ld, struct diag *d)
+{
+    if (!ld->sd)
+        return 0;
+    const struct sec_desc *sd = ld->sd;
+    for (size_t i = 0; i < sd->nkeys; i++)
+        if (sd->keys[i].required && !(ld->seen & (1u << i)))
+            return diag_error(d, ld->path, ld->line, "%s: missing required key '%s'",
+                              ld->label, sd->keys[i].name);
+    int rc = 0;
+    if (sd->kind == SEC_MACHINE)
+        ld->machine_threads_line = key_line(ld, "threads_per_core");
+    else if (sd->kind == SEC_CORE_TYPE)
+        rc = check_core_type(ld, ld->obj, d);
+    else if (sd->kind == SEC_CSTATE)
+        rc = check_cstate(ld, d);
+    else if (sd->kind == SEC_PKGSTATE)
+        ld->pkg_cstate_line[ld->m->npkgstates - 1] = key_line(ld, "core_cstate");
+    ld->sd = NULL;
+    return rc;
+}
+
+/* ---- opening sections ------------------------------------------------------ */
+
+static int type_index(const struct hw_machine *m, const char *name)
+{
+    for (int i = 0; i < m->ntypes; i++)
+        if (strcmp(m->types[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int pkgstate_index(const struct hw_machine *m, const char *name)
+{
+    for (int i = 0; i < m->npkgstates; i++)
+        if (strcmp(m->pkgstates[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int copy_name(struct loader *ld, char *dst, const char *src, struct diag *d)
+{
+    if (str_copy(dst, HW_NAME_MAX, src) != 0)
+        return diag_error(d, ld->path, ld->line, "%s: name '%s' is longer than %d characters",
+                          ld->label, src, HW_NAME_MAX - 1);
+    return 0;
+}
+
+static int duplicate(struct loader *ld, int first_line, struct diag *d)
+{
+    return diag_error(d, ld->path, ld->line, "duplicate section %s (first at line %d)",
+                      ld->label, first_line);
+}
+
+static int too_many(struct loader *ld, int limit, struct diag *d)
+{
+    return diag_error(d, ld->path, ld->line, "%s: more than %d sections of this kind",
+                      ld->label, limit);
+}
+
+static int open_machine(struct loader *ld, struct diag *d)
+{
+    if (ld->machine_line)
+        return duplicate(ld, ld->machine_line, d);
+    ld->machine_line = ld->line;
+    ld->obj = ld->m;
+    return 0;
+}
+
+static int open_core_type(struct loader *ld, const char *name, struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    int i = type_index(m, name);
+    if (i >= 0)
+        return duplicate(ld, ld->type_line[i], d);
+    if (m->ntypes == HW_MAX_CORE_TYPES)
+        return too_many(ld, HW_MAX_CORE_TYPES, d);
+    struct hw_core_type *t = &m->types[m->ntypes];
+    if (copy_name(ld, t->name, name, d) != 0)
+        return -1;
+    t->threads_per_core = m->threads_per_core;
+    ld->type_line[m->ntypes++] = ld->line;
+    ld->obj = t;
+    return 0;
+}
+
+static int open_cstate(struct loader *ld, const char *type, const char *name, struct diag *d)
+{
+    int ti = type_index(ld->m, type);
+    if (ti < 0)
+        return diag_error(d, ld->path, ld->line,
+                          "%s: unknown core type '%s' (declare [core_type %s] before its C-states)",
+                          ld->label, type, type);
+    struct hw_core_type *t = &ld->m->types[ti];
+    if (hw_cstate_index(t, name) >= 0)
+        return diag_error(d, ld->path, ld->line, "duplicate section %s", ld->label);
+    if (t->ncstates == HW_MAX_CSTATES)
+        return too_many(ld, HW_MAX_CSTATES, d);
+    struct hw_cstate *c = &t->cstates[t->ncstates];
+    if (copy_name(ld, c->name, name, d) != 0)
+        return -1;
+    t->ncstates++;
+    ld->type = ti;
+    ld->obj = c;
+    return 0;
+}
+
+static int open_pkgstate(struct loader *ld, const char *name, struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    if (pkgstate_index(m, name) >= 0)
+        return diag_error(d, ld->path, ld->line, "duplicate section %s", ld->label);
+    if (m->npkgstates == HW_MAX_PKGSTATES)
+        return too_many(ld, HW_MAX_PKGSTATES, d);
+    struct hw_pkgstate *p = &m->pkgstates[m->npkgstates];
+    if (copy_name(ld, p->name, name, d) != 0)
+        return -1;
+    m->npkgstates++;
+    ld->obj = p;
+    return 0;
+}
+
+static int open_calibration(struct loader *ld, struct diag *d)
+{
+    if (ld->calib_section_line)
+        return duplicate(ld, ld->calib_section_line, d);
+    ld->calib_section_line = ld->line;
+    ld->obj = NULL;
+    return 0;
+}
+
+/* Split a header into at most 4 space-separated words, in place. */
+static int split_words(char *s, char *words[4])
+{
+    int n = 0;
+    for (char *p = s; *p;) {
+        while (*p == ' ' || *p == '\t')
+            *p++ = '\0';
+        if (!*p)
+            break;
+        if (n == 4)
+            return 5;
+        words[n++] = p;
+        p += strcspn(p, " \t");
+    }
+    return n;
+}
+
+static const struct sec_desc *sec_lookup(const char *word)
+{
+    for (size_t i = 0; i < NSECTIONS; i++)
+        if (strcmp(sections[i].word, word) == 0)
+            return &sections[i];
+    return NULL;
+}
+
+static int on_section(void *ctx, const char *name, int line, struct diag *d)
+{
+    struct loader *ld = ctx;
+    if (close_section(ld, d) != 0)
+        return -1;
+    char buf[INIFILE_LINE_MAX + 1];
+    str_copy(buf, sizeof buf, name);
+    char *w[4] = { 0 };
+    int n = split_words(buf, w);
+    const struct sec_desc *sd = n > 0 ? sec_lookup(w[0]) : NULL;
+    if (!sd)
+        return diag_error(d, ld->path, line,
+                          "unknown section [%s]; expected [machine], [core_type NAME], "
+                          "[cstate TYPE NAME], [pkgstate NAME] or [calibration]", name);
+    if (n - 1 != sd->nargs)
+        return diag_error(d, ld->path, line, "section [%s] should read %s", name, sd->usage);
+    if (sd->kind != SEC_MACHINE && !ld->machine_line)
+        return diag_error(d, ld->path, line, "[machine] must be the first section");
+    ld->sd = sd;
+    ld->line = line;
+    ld->seen = 0;
+    ld->last_key = -1;
+    snprintf(ld->label, sizeof ld->label, "[%.100s]", name);
+    switch (sd->kind) {
+    case SEC_MACHINE: return open_machine(ld, d);
+    case SEC_CORE_TYPE: return open_core_type(ld, w[1], d);
+    case SEC_CSTATE: return open_cstate(ld, w[1], w[2], d);
+    case SEC_PKGSTATE: return open_pkgstate(ld, w[1], d);
+    case SEC_CALIB: return open_calibration(ld, d);
+    case SEC_NONE: break;
+    }
+    return diag_error(d, ld->path, line, "internal error: section kind");
+}
+
+/* ---- keys -------------------------------------------------------------------- */
+
+static int on_calib_key(struct loader *ld, const char *key, const char *value, int line,
+                        struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    const struct hw_calib_desc *c = calib_lookup(key);
+    if (!c) {
+        char known[256] = "";
+        for (size_t i = 0; i < NCALIB_REGISTRY; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     calib_registry[i].key);
+        return diag_error(d, ld->path, line, "unknown calibration key '%s' (known: %s)", key, known);
+    }
+    for (int i = 0; i < m->ncalib; i++)
+        if (strcmp(m->calib[i].key, key) == 0)
+            return diag_error(d, ld->path, line, "duplicate key '%s' in [calibration]", key);
+    const struct key_desc k = { .name = c->key, .type = KT_DOUBLE, .min = c->min, .max = c->max };
+    double v;
+    if (parse_real(ld, line, &k, value, &v, d) != 0)
+        return -1;
+    if (m->ncalib == HW_MAX_CALIB)
+        return diag_error(d, ld->path, line, "more than %d calibration keys", HW_MAX_CALIB);
+    str_copy(m->calib[m->ncalib].key, HW_NAME_MAX, key);
+    m->calib[m->ncalib++].value = v;
+    return 0;
+}
+
+static int on_key(void *ctx, const char *section, const char *key, const char *value,
+                  bool continuation, int line, struct diag *d)
+{
+    struct loader *ld = ctx;
+    (void)section; /* the loader tracks the open section itself */
+    if (!ld->sd)
+        return diag_error(d, ld->path, line, "key '%s' before any section", key);
+    const struct sec_desc *sd = ld->sd;
+    /* inih hands an indented line to the previous key; only lists take more. */
+    if (continuation && ld->last_key >= 0 && strcmp(key, sd->keys[ld->last_key].name) == 0) {
+        const struct key_desc *k = &sd->keys[ld->last_key];
+        if (k->type != KT_MHZ_LIST)
+            return diag_error(d, ld->path, line,
+                              "'%s' takes one value (an indented line continues the key above)",
+                              key);
+        return parse_mhz_list(ld, line, k, value, d);
+    }
+    if (sd->kind == SEC_CALIB)
+        return on_calib_key(ld, key, value, line, d);
+    for (size_t i = 0; i < sd->nkeys; i++) {
+        if (strcmp(sd->keys[i].name, key) != 0)
+            continue;
+        if (ld->seen & (1u << i))
+            return diag_error(d, ld->path, line, "duplicate key '%s' in %s (first at line %d)",
+                              key, ld->label, ld->key_line[i]);
+        ld->seen |= 1u << i;
+        ld->key_line[i] = line;
+        ld->last_key = (int)i;
+        return parse_value(ld, line, &sd->keys[i], value, d);
+    }
+    return diag_error(d, ld->path, line, "unknown key '%s' in %s", key, ld->label);
+}
+
+/* ---- whole-file checks and topology ------------------------------------------- */
+
+static int check_machine(struct loader *ld, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    if (!ld->machine_line)
+        return diag_error(d, ld->path, 0, "no [machine] section");
+    if (m->ntypes == 0)
+        return diag_error(d, ld->path, ld->machine_line, "no [core_type NAME] section");
+    int max_threads = 0;
+    for (int i = 0; i < m->ntypes; i++) {
+        const struct hw_core_type *t = &m->types[i];
+        if (t->ncstates == 0)
+            return diag_error(d, ld->path, ld->type_line[i],
+                              "[core_type %s] has no [cstate %s NAME] section", t->name, t->name);
+        if (t->threads_per_core > max_threads)
+            max_threads = t->threads_per_core;
+    }
+    if (max_threads != m->threads_per_core)
+        return diag_error(d, ld->path, ld->machine_threads_line,
+                          "threads_per_core = %d but no core type has that many threads",
+                          m->threads_per_core);
+    return 0;
+}
+
+/* Each package state names a core C-state every core type has; package
+ * states go shallowest first, i.e. by that C-state's depth. */
+static int check_pkgstates(struct loader *ld, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    int prev_depth = -1;
+    for (int i = 0; i < m->npkgstates; i++) {
+        const struct hw_pkgstate *p = &m->pkgstates[i];
+        int line = ld->pkg_cstate_line[i];
+        for (int t = 0; t < m->ntypes; t++)
+            if (hw_cstate_index(&m->types[t], p->core_cstate) < 0)
+                return diag_error(d, ld->path, line,
+                                  "core_cstate '%s' is not a C-state of core type %s",
+                                  p->core_cstate, m->types[t].name);
+        int depth = hw_cstate_index(&m->types[0], p->core_cstate);
+        if (depth < prev_depth)
+            return diag_error(d, ld->path, line,
+                              "package states go shallowest first, but %s needs a shallower "
+                              "core state than the one before it", p->name);
+        prev_depth = depth;
+    }
+    return 0;
+}
+
+/* Number the cores package-major, then by type in file order; number the CPUs
+ * as Linux does for the machine's cpu_numbering (see enum hw_cpu_numbering). */
+static void build_topology(struct hw_machine *m)
+{
+    m->ncores = 0;
+    m->ncpus = 0;
+    for (int t = 0; t < m->ntypes; t++) {
+        m->ncores += m->packages * m->types[t].cores_per_package;
+        m->ncpus += m->packages * m->types[t].cores_per_package * m->types[t].threads_per_core;
+    }
+    m->cores = xcalloc((size_t)m->ncores, sizeof *m->cores);
+    m->cpus = xcalloc((size_t)m->ncpus, sizeof *m->cpus);
+    int c = 0;
+    for (int p = 0; p < m->packages; p++)
+        for (int t = 0; t < m->ntypes; t++)
+            for (int k = 0; k < m->types[t].cores_per_package; k++, c++)
+                m->cores[c] = (struct hw_core){ .package = p, .type = t,
+                                                .nthreads = m->types[t].threads_per_core };
+    int cpu = 0;
+    bool split = m->cpu_numbering == HW_CPU_NUMBERING_SPLIT;
+    int rounds = split ? m->threads_per_core : 1;
+    for (int r = 0; r < rounds; r++) {
+        for (c = 0; c < m->ncores; c++) {
+            struct hw_core *core = &m->cores[c];
+            int first = split ? r : 0, last = split ? r + 1 : core->nthreads;
+            for (int th = first; th < last && th < core->nthreads; th++) {
+                core->cpus[th] = cpu;
+                m->cpus[cpu++] = (struct hw_cpu){ .package = core->package, .core = c,
+                                                  .thread = th, .type = core->type };
+            }
+        }
+    }
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+struct hw_machine *hw_machine_load(const char *path, struct diag *d)
+{
+    struct hw_machine *m = xcalloc(1, sizeof *m);
+    struct loader ld = { .path = path, .m = m, .last_key = -1 };
+    static const struct inifile_ops ops = { .section = on_section, .key = on_key };
+    if (str_copy(m->path, sizeof m->path, path) != 0) {
+        diag_error(d, path, 0, "path longer than %zu characters", sizeof m->path - 1);
+        goto fail;
+    }
+    if (inifile_parse(path, &ops, &ld, d) != 0)
+        goto fail;
+    if (close_section(&ld, d) != 0 || check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0)
+        goto fail;
+    build_topology(m);
+    return m;
+fail:
+    hw_machine_free(m);
+    return NULL;
+}
+
+void hw_machine_free(struct hw_machine *m)
+{
+    if (!m)
+        return;
+    free(m->cpus);
+    free(m->cores);
+    free(m);
+}
+
+int hw_machine_find(const char *name, const char *dirs, char *out, size_t outsz)
+{
+    if (!name || !*name || strchr(name, '/') || !dirs)
+        return -1;
+    for (const char *p = dirs;;) {
+        size_t len = strcspn(p, ":");
+        char path[4096];
+        const char *sep = len && p[len - 1] != '/' ? "/" : "";
+        int n = snprintf(path, sizeof path, "%.*s%s%s.ini", (int)len, p, sep, name);
+        if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0)
+            return str_copy(out, outsz, path);
+        if (!p[len])
+            return -1;
+        p += len + 1;
+    }
+}
+
+double hw_core_active_power_mw(const struct hw_core_type *t, uint32_t freq_mhz)
+{
+    double f = freq_mhz;
+    if (f < t->min_mhz)
+        f = t->min_mhz;
+    if (f > t->max_mhz)
+        f = t->max_mhz;
+    if (t->max_mhz <= t->base_mhz || t->active_power_mw_base <= 0)
+        return t->active_power_mw_max;
+    double k = log(t->active_power_mw_max / t->active_power_mw_base) /
+               log((double)t->max_mhz / t->base_mhz);
+    return t->active_power_mw_base * pow(f / t->base_mhz, k);
+}
+
+int hw_cstate_index(const struct hw_core_type *t, const char *name)
+{
+    for (int i = 0; i < t->ncstates; i++)
+        if (strcmp(t->cstates[i].name, name) == 0)
+            return i;
+    return -1;
+}

@@ -1,0 +1,152 @@
+/* machine: the simulated silicon as described by a machine file.
+ *
+ * A machine file (machines/NAME.ini) is data, not code: topology, core types,
+ * per-type idle-state hardware, package states, frequencies and power figures,
+ * and the calibration constants of the model. Every number carries its unit in
+ * its key and a source comment in the file. A user adds a machine by writing a
+ * file; see docs/machine-files.md for the format.
+ *
+ * The loaded struct hw_machine is immutable and shared by every run that uses
+ * it (runs only read it), so it needs no locking. */
+#ifndef PMLAB_HW_MACHINE_H
+#define PMLAB_HW_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+#include "util/diag.h"
+
+#define HW_NAME_MAX 32
+#define HW_TEXT_MAX 160
+#define HW_MAX_CSTATES 10     /* hardware core C-states per core type */
+#define HW_MAX_PKGSTATES 8
+#define HW_MAX_CORE_TYPES 4
+#define HW_MAX_TURBO_BINS 64  /* max turbo frequency by number of active cores */
+#define HW_MAX_CALIB 32
+#define HW_MAX_SMT 4           /* threads per core */
+
+/* A core idle state the hardware offers (what MWAIT with this hint does). The
+ * driver's table (latency/residency the kernel believes) is kernel data and
+ * lives in intel_idle, not here; these are the physics. */
+struct hw_cstate {
+    char name[HW_NAME_MAX];        /* "C1", "C1E", "C6" */
+    uint32_t mwait_hint;           /* MWAIT EAX hint, e.g. 0x20 for C6 */
+    sim_time_t exit_latency_ns;    /* wakeup to first instruction */
+    double core_power_mw;          /* one core resident in this state */
+    bool flushes_caches;           /* L1/L2 (and TLB) contents lost */
+    sim_time_t refill_ns;          /* extra run time after wakeup to refill them */
+};
+
+/* A package C-state: entered when every core of the package is in core state
+ * core_cstate (matched by name in each type's cstates) or deeper. */
+struct hw_pkgstate {
+    char name[HW_NAME_MAX];        /* "PC2", "PC6" as turbostat names them */
+    char core_cstate[HW_NAME_MAX]; /* shallowest core state that allows it */
+    sim_time_t exit_latency_ns;    /* added to a core's exit latency */
+    double pkg_power_mw;           /* uncore + package power while resident */
+};
+
+struct hw_core_type {
+    char name[HW_NAME_MAX];        /* "P", "E", or the core name for uniform parts */
+    int cores_per_package;
+    int threads_per_core;          /* SMT threads of this type (E cores: 1) */
+    double ipc_factor;             /* work per cycle relative to the reference core */
+    uint32_t min_mhz, base_mhz, max_mhz;
+    uint32_t turbo_mhz[HW_MAX_TURBO_BINS]; /* [k] = max with k+1 active cores */
+    int nturbo;
+    double active_power_mw_base;   /* one busy core at base_mhz */
+    double active_power_mw_max;    /* one busy core at max_mhz */
+    struct hw_cstate cstates[HW_MAX_CSTATES]; /* shallowest first */
+    int ncstates;
+};
+
+/* One physical core and the logical CPUs (SMT threads) on it. */
+struct hw_core {
+    int package;
+    int type;                      /* index into hw_machine.types */
+    int nthreads;
+    int cpus[HW_MAX_SMT];          /* Linux CPU number of each thread */
+};
+
+/* How Linux numbers the SMT threads, as the firmware's MADT lists them:
+ * ADJACENT: siblings get consecutive numbers (cpu0/cpu1 share core 0), as on
+ *   client hybrids; SPLIT: thread 0 of every core of every package first, then
+ *   thread 1 of every core, ..., as on multi-socket Xeons. */
+enum hw_cpu_numbering {
+    HW_CPU_NUMBERING_ADJACENT,
+    HW_CPU_NUMBERING_SPLIT,
+};
+
+/* One logical CPU (SMT thread). */
+struct hw_cpu {
+    int package;
+    int core;       /* machine-wide core index */
+    int thread;     /* 0 .. threads_per_core-1 within its core */
+    int type;       /* index into hw_machine.types */
+};
+
+struct hw_calib {
+    char key[HW_NAME_MAX];
+    double value;
+};
+
+/* A calibration constant the model knows: what a [calibration] key may be. */
+struct hw_calib_desc {
+    const char *key;
+    const char *unit;
+    double default_value;
+    double min, max;               /* accepted range in a machine file */
+    const char *description;
+};
+
+struct hw_machine {
+    char name[HW_NAME_MAX];
+    char description[HW_TEXT_MAX];
+    char path[256];                /* the file it was loaded from */
+    char vendor[HW_NAME_MAX];      /* "intel" */
+    char cpu_model[HW_NAME_MAX];   /* kernel's INTEL_FAM6 name: "SKYLAKE_X", "ALDERLAKE" */
+    int packages;
+    int threads_per_core;          /* 2 with SMT, 1 without (per P core; E cores have 1) */
+    enum hw_cpu_numbering cpu_numbering;
+    int ntypes;
+    struct hw_core_type types[HW_MAX_CORE_TYPES];
+    int ncores;                    /* all packages */
+    int ncpus;                     /* logical CPUs, all packages */
+    struct hw_cpu *cpus;           /* [ncpus], numbered as Linux enumerates them */
+    struct hw_core *cores;         /* [ncores]: package-major, then type order */
+    double pkg_active_power_mw;    /* uncore power of a package not in a package C-state */
+    struct hw_pkgstate pkgstates[HW_MAX_PKGSTATES]; /* shallowest first */
+    int npkgstates;
+    struct hw_calib calib[HW_MAX_CALIB]; /* calibration constants present in the file */
+    int ncalib;
+};
+
+/* Load and validate a machine file. Returns NULL with d set ("FILE:LINE: ...")
+ * on any unknown section or key, bad number, out-of-range value or missing
+ * required key. Free with hw_machine_free. */
+struct hw_machine *hw_machine_load(const char *path, struct diag *d);
+void hw_machine_free(struct hw_machine *m);
+
+/* Find machine NAME: NAME.ini in each directory of the colon-separated list
+ * dirs, in order. Writes the path to out. Returns 0, or -1 if not found. */
+int hw_machine_find(const char *name, const char *dirs, char *out, size_t outsz);
+
+/* A calibration constant by key: the file's value, else the registry default.
+ * Aborts on a key not in the registry (a programming error). */
+double hw_machine_calib(const struct hw_machine *m, const char *key);
+
+/* The calibration registry (every key a machine file may set), for listing. */
+const struct hw_calib_desc *hw_calib_registry(size_t *n);
+
+/* Power of one busy core of type t at freq_mhz, in mW: the power law
+ * P = P_base * (f / base_mhz)^k through the file's base and max points (k from
+ * those two points), with f clamped to [min_mhz, max_mhz]. A power law rather
+ * than a line because it stays positive below base_mhz. */
+double hw_core_active_power_mw(const struct hw_core_type *t, uint32_t freq_mhz);
+
+/* Index of the hardware C-state named name in type t, or -1. */
+int hw_cstate_index(const struct hw_core_type *t, const char *name);
+
+#endif

@@ -1,0 +1,355 @@
+/* params: knob registry lookup, value parsing and per-variant settings.
+ * See params.h for the model: declared once, validated on input, applied in
+ * order. */
+#include "kernel/params.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strutil.h"
+#include "util/xalloc.h"
+
+extern const struct kparam cpuidle_core_params[];
+extern const struct kparam pm_qos_params[];
+extern const struct kparam x86_idle_params[];
+extern const struct kparam tick_params[];
+
+/* Every subsystem's table; a new subsystem adds its table here. */
+const struct kparam *const kparam_tables[] = {
+    cpuidle_core_params,
+    pm_qos_params,
+    x86_idle_params,
+    tick_params,
+    NULL,
+};
+
+/* Named patches. Each later subsystem that models an unmerged change adds it. */
+const struct kpatch kpatch_table[] = {
+    { NULL, NULL },
+};
+
+const struct kpatch *kpatch_find(const char *name)
+{
+    for (const struct kpatch *p = kpatch_table; p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return p;
+    return NULL;
+}
+
+/* Compare parameter names as the kernel's parameq() does: '-' equals '_'. */
+static bool kparam_name_eq(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char ca = *a == '-' ? '_' : *a;
+        char cb = *b == '-' ? '_' : *b;
+        if (ca != cb)
+            return false;
+    }
+    return *a == *b;
+}
+
+const struct kparam *kparam_find(const char *name)
+{
+    for (const struct kparam *const *t = kparam_tables; *t; t++)
+        for (const struct kparam *p = *t; p->name; p++)
+            if (kparam_name_eq(p->name, name))
+                return p;
+    return NULL;
+}
+
+/* Match one path segment against a pattern segment that may hold a single
+ * placeholder ("cpu{cpu}", "state{state}"); the matched text goes to out. */
+static bool sysfs_segment_match(const char *pat, size_t patlen, const char *seg, size_t seglen,
+                                char *out, size_t outsize)
+{
+    const char *brace = memchr(pat, '{', patlen);
+    if (!brace)
+        return patlen == seglen && memcmp(pat, seg, seglen) == 0;
+    size_t prefix = (size_t)(brace - pat);
+    if (seglen <= prefix || memcmp(pat, seg, prefix) != 0)
+        return false;
+    size_t n = seglen - prefix;
+    if (n >= outsize)
+        return false;
+    memcpy(out, seg + prefix, n);
+    out[n] = '\0';
+    return true;
+}
+
+/* Whether the first len bytes of seg contain needle. */
+static bool sysfs_segment_has(const char *seg, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(seg + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* Match a concrete user path against a registry pattern, segment by segment. */
+static bool sysfs_path_match(const char *pattern, const char *path, char *cpu_glob,
+                             size_t cpu_glob_size, char *state_text, size_t state_size)
+{
+    while (*pattern && *path) {
+        const char *pe = strchr(pattern, '/'), *se = strchr(path, '/');
+        size_t pl = pe ? (size_t)(pe - pattern) : strlen(pattern);
+        size_t sl = se ? (size_t)(se - path) : strlen(path);
+        bool is_state = sysfs_segment_has(pattern, pl, "{state}");
+        char *out = is_state ? state_text : cpu_glob;
+        size_t outsize = is_state ? state_size : cpu_glob_size;
+        if (!sysfs_segment_match(pattern, pl, path, sl, out, outsize))
+            return false;
+        pattern += pl + (pe ? 1 : 0);
+        path += sl + (se ? 1 : 0);
+        if (!pe != !se)
+            return false;
+    }
+    return *pattern == '\0' && *path == '\0';
+}
+
+const struct kparam *kparam_find_sysfs(const char *path, char *cpu_glob, size_t cpu_glob_size,
+                                       int *state)
+{
+    for (const struct kparam *const *t = kparam_tables; *t; t++) {
+        for (const struct kparam *p = *t; p->name; p++) {
+            char state_text[16] = "";
+            if (!p->sysfs)
+                continue;
+            str_copy(cpu_glob, cpu_glob_size, "*");
+            if (!sysfs_path_match(p->sysfs, path, cpu_glob, cpu_glob_size, state_text,
+                                  sizeof state_text))
+                continue;
+            int64_t s = -1;
+            if (state_text[0] && (str_to_i64(state_text, &s) != 0 || s < 0 || s > 9))
+                return NULL;
+            *state = (int)s;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static void kparam_choices_text(const struct kparam *p, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *const *c = p->choices; *c && used < size; c++) {
+        if (!**c)
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", *c);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+int kparam_parse_value(const struct kparam *p, const char *text, int64_t *out, char *msg,
+                       size_t msgsize)
+{
+    if (p->parse_special && p->parse_special(text, out) == 0)
+        return 0;
+    switch (p->type) {
+    case KPARAM_BOOL: {
+        bool b;
+        if (str_to_bool(text, &b) != 0) {
+            snprintf(msg, msgsize, "expected a boolean (1/0, y/n, on/off), got '%s'", text);
+            return -1;
+        }
+        *out = b;
+        return 0;
+    }
+    case KPARAM_INT:
+        if (str_to_i64(text, out) != 0) {
+            snprintf(msg, msgsize, "expected an integer, got '%s'", text);
+            return -1;
+        }
+        if (*out < p->min || *out > p->max) {
+            snprintf(msg, msgsize, "%s out of range [%" PRId64 ", %" PRId64 "]", text, p->min,
+                     p->max);
+            return -1;
+        }
+        return 0;
+    case KPARAM_ENUM:
+        for (int i = 0; p->choices[i]; i++) {
+            /* An empty choice stands for "not given" and cannot be typed. */
+            if (p->choices[i][0] && strcmp(p->choices[i], text) == 0) {
+                *out = i;
+                return 0;
+            }
+        }
+        char choices[160];
+        kparam_choices_text(p, choices, sizeof choices);
+        snprintf(msg, msgsize, "'%s' is not one of: %s", text, choices);
+        return -1;
+    }
+    snprintf(msg, msgsize, "unsupported knob type");
+    return -1;
+}
+
+int64_t kparam_default(const struct kparam *p)
+{
+    int64_t v = 0;
+    char msg[8];
+    /* An enum default may be the untypeable "not given" choice. */
+    for (int i = 0; p->type == KPARAM_ENUM && p->choices[i]; i++)
+        if (strcmp(p->choices[i], p->def) == 0)
+            return i;
+    /* Defaults are part of the registry and checked by a unit test, so a
+     * failure here is a programming error. */
+    if (kparam_parse_value(p, p->def, &v, msg, sizeof msg) != 0)
+        abort();
+    return v;
+}
+
+void kparams_init(struct kparams *kp)
+{
+    memset(kp, 0, sizeof *kp);
+    kversion_parse(KVERSION_DEFAULT, &kp->kernel);
+}
+
+void kparams_destroy(struct kparams *kp)
+{
+    for (int i = 0; i < kp->npatches; i++)
+        free(kp->patches[i]);
+    free(kp->patches);
+    free(kp->set);
+    memset(kp, 0, sizeof *kp);
+}
+
+bool kparams_has_patch(const struct kparams *kp, const char *patch)
+{
+    for (int i = 0; i < kp->npatches; i++)
+        if (strcmp(kp->patches[i], patch) == 0)
+            return true;
+    return false;
+}
+
+/* Checks shared by every way of setting a knob: kernel version and patch. */
+static int kparams_check_available(const struct kparams *kp, const struct kparam *p,
+                                   const char *word, const char *file, int line, struct diag *d)
+{
+    char kv[32];
+    kversion_format(&kp->kernel, kv, sizeof kv);
+    if (!kversion_at_least(&kp->kernel, p->since))
+        return diag_error(d, file, line, "%s: not in kernel %s (added in %s)", word, kv,
+                          p->since);
+    if (p->patch && !kparams_has_patch(kp, p->patch))
+        return diag_error(d, file, line, "%s: exists only with 'patches = %s'", word, p->patch);
+    return 0;
+}
+
+static int kparams_append(struct kparams *kp, const struct kparam *p, const char *text,
+                          const char *cpu_glob, int state, const char *word, const char *file,
+                          int line, struct diag *d)
+{
+    int64_t v;
+    char msg[200];
+    if (kparams_check_available(kp, p, word, file, line, d) != 0)
+        return -1;
+    if (kparam_parse_value(p, text, &v, msg, sizeof msg) != 0)
+        return diag_error(d, file, line, "%s: %s", word, msg);
+    if (kp->nset == kp->capset) {
+        kp->capset = kp->capset ? kp->capset * 2 : 8;
+        kp->set = xreallocarray(kp->set, (size_t)kp->capset, sizeof *kp->set);
+    }
+    struct ksetting *s = &kp->set[kp->nset++];
+    s->param = p;
+    s->value = v;
+    s->state = state;
+    s->line = line;
+    str_copy(s->cpu_glob, sizeof s->cpu_glob, cpu_glob);
+    return 0;
+}
+
+int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
+                        const char *file, int line, struct diag *d)
+{
+    const struct kparam *p = kparam_find(name);
+    if (!p || !(p->sources & KPARAM_SRC_CMDLINE))
+        return diag_error(d, file, line,
+                          "unknown kernel parameter '%s' (see 'pmlab params')", name);
+    if (!value) {
+        /* The kernel lets a bare word set a bool parameter to true only. */
+        if (p->type != KPARAM_BOOL)
+            return diag_error(d, file, line, "%s: needs a value (%s=...)", name, name);
+        value = "1";
+    }
+    return kparams_append(kp, p, value, "*", -1, name, file, line, d);
+}
+
+int kparams_set_sysfs(struct kparams *kp, const char *path, const char *value, const char *file,
+                      int line, struct diag *d)
+{
+    char cpu_glob[KSETTING_GLOB_MAX];
+    int state = -1;
+    const struct kparam *p = kparam_find_sysfs(path, cpu_glob, sizeof cpu_glob, &state);
+    if (!p || !(p->sources & KPARAM_SRC_SYSFS))
+        return diag_error(d, file, line, "unknown or read-only sysfs file '%s' (see 'pmlab params')",
+                          path);
+    if (!value)
+        return diag_error(d, file, line, "%s: needs a value (%s=VALUE)", path, path);
+    return kparams_append(kp, p, value, cpu_glob, state, path, file, line, d);
+}
+
+int kparams_set_config(struct kparams *kp, const char *name, const char *value, const char *file,
+                       int line, struct diag *d)
+{
+    const struct kparam *p = kparam_find(name);
+    if (!p || !(p->sources & KPARAM_SRC_CONFIG))
+        return diag_error(d, file, line, "unknown kernel config option '%s' (see 'pmlab params')",
+                          name);
+    if (!value)
+        return diag_error(d, file, line, "%s: needs a value (%s=...)", name, name);
+    return kparams_append(kp, p, value, "*", -1, name, file, line, d);
+}
+
+static bool ksetting_applies(const struct ksetting *s, int cpu, int state)
+{
+    if (s->param->scope == KPARAM_GLOBAL)
+        return true;
+    if (s->param->scope == KPARAM_PER_CPU_STATE && s->state != state)
+        return false;
+    char cpuname[24];
+    snprintf(cpuname, sizeof cpuname, "%d", cpu);
+    return str_glob_match(s->cpu_glob, cpuname);
+}
+
+int64_t kparams_get(const struct kparams *kp, const char *name, int cpu, int state)
+{
+    const struct kparam *p = kparam_find(name);
+    if (!p) {
+        fprintf(stderr, "pmlab: internal error: knob '%s' is not registered\n", name);
+        abort();
+    }
+    for (int i = kp->nset - 1; i >= 0; i--)
+        if (kp->set[i].param == p && ksetting_applies(&kp->set[i], cpu, state))
+            return kp->set[i].value;
+    return kparam_default(p);
+}
+
+bool kparams_is_set(const struct kparams *kp, const char *name)
+{
+    const struct kparam *p = kparam_find(name);
+    for (int i = 0; p && i < kp->nset; i++)
+        if (kp->set[i].param == p)
+            return true;
+    return false;
+}
+
+int kparams_check_cpus(const struct kparams *kp, int ncpus, const char *file, struct diag *d)
+{
+    for (int i = 0; i < kp->nset; i++) {
+        const struct ksetting *s = &kp->set[i];
+        if (s->param->scope == KPARAM_GLOBAL)
+            continue;
+        bool any = false;
+        for (int cpu = 0; cpu < ncpus && !any; cpu++)
+            any = ksetting_applies(s, cpu, s->state);
+        if (!any)
+            return diag_error(d, file, s->line, "cpu%s matches no CPU of this machine (cpu0..cpu%d)",
+                              s->cpu_glob, ncpus - 1);
+    }
+    return 0;
+}

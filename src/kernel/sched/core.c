@@ -1,0 +1,239 @@
+/* core: runqueues, wakeup placement and task execution, see sched.h. */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "hw/cpu.h"
+#include "kernel/sched/sched.h"
+#include "util/xalloc.h"
+#include "world.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+static void sched_pick_next(struct world *w, int cpu);
+static void sched_task_done(struct sim_event *ev, void *arg);
+
+void task_init(struct task *t, task_done_fn done, int prev_cpu)
+{
+    sim_event_init(&t->done_ev, sched_task_done);
+    t->done = done;
+    t->cpu = -1;
+    t->prev_cpu = prev_cpu;
+    t->work_ns = 0;
+    t->speed = 1;
+    t->seg_start_ns = 0;
+    t->next = NULL;
+}
+
+bool sched_cpu_idle(const struct world *w, int cpu)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    return !c->curr && !c->waking && c->nr_queued == 0;
+}
+
+/* Completion time of a segment: work at speed, rounded up to whole ns so that
+ * it never completes early. */
+static sim_time_t sched_segment_end(sim_time_t now_ns, double work_ns, double speed)
+{
+    return now_ns + (sim_time_t)ceil(work_ns / speed);
+}
+
+/* The running task of cpu changes speed: bank the work done so far and move
+ * its completion event (a reschedule, not a recomputation from the start). */
+static void sched_retime(struct world *w, int cpu)
+{
+    struct task *t = w->sched.cpu[cpu].curr;
+    if (!t || w->sched.cpu[cpu].waking)
+        return;
+    double speed = hw_thread_speed(&w->hw, cpu);
+    if (speed == t->speed)
+        return;
+    sim_time_t now = w->q.now_ns;
+    t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
+    if (t->work_ns < 0)
+        t->work_ns = 0;
+    t->speed = speed;
+    t->seg_start_ns = now;
+    sim_event_reschedule(&w->q, &t->done_ev, sched_segment_end(now, t->work_ns, speed));
+}
+
+void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
+{
+    hw_thread_set_mode(&w->hw, cpu, (enum hw_thread_mode)mode, cstate, w->q.now_ns);
+    int sib = hw_thread_sibling(&w->hw, cpu);
+    if (sib >= 0)
+        sched_retime(w, sib);
+}
+
+static void sched_enqueue(struct sched_cpu *c, struct task *t)
+{
+    t->next = NULL;
+    if (c->tail)
+        c->tail->next = t;
+    else
+        c->head = t;
+    c->tail = t;
+    c->nr_queued++;
+}
+
+static struct task *sched_dequeue(struct sched_cpu *c)
+{
+    struct task *t = c->head;
+    if (!t)
+        return NULL;
+    c->head = t->next;
+    if (!c->head)
+        c->tail = NULL;
+    c->nr_queued--;
+    t->next = NULL;
+    return t;
+}
+
+static bool sched_core_idle(const struct world *w, int cpu)
+{
+    int sib = hw_thread_sibling(&w->hw, cpu);
+    return sched_cpu_idle(w, cpu) && (sib < 0 || sched_cpu_idle(w, sib));
+}
+
+/* Scan the CPUs of prev's package, starting after prev, for the first one
+ * that pred accepts. -1 if none. */
+static int sched_scan_llc(const struct world *w, int prev,
+                          bool (*pred)(const struct world *, int))
+{
+    const struct hw_machine *m = w->machine;
+    int pkg = m->cpus[prev].package;
+    for (int i = 1; i <= m->ncpus; i++) {
+        int cpu = (prev + i) % m->ncpus;
+        if (m->cpus[cpu].package == pkg && pred(w, cpu))
+            return cpu;
+    }
+    return -1;
+}
+
+/* select_task_rq for a wakeup, see the header for the rule. */
+static int sched_select_cpu(const struct world *w, const struct task *t)
+{
+    int prev = t->prev_cpu;
+    if (sched_cpu_idle(w, prev))
+        return prev;
+    int cpu = sched_scan_llc(w, prev, sched_core_idle);
+    if (cpu < 0)
+        cpu = sched_scan_llc(w, prev, sched_cpu_idle);
+    return cpu >= 0 ? cpu : prev;
+}
+
+/* Start the exit from cpu's idle mode; the first queued task runs when it is
+ * over. A polling CPU notices at once (no IPI, no exit latency). */
+static void sched_kick(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    const struct hw_thread *th = &w->hw.thr[cpu];
+    if (th->mode == HW_THREAD_POLL) {
+        sched_pick_next(w, cpu);
+        return;
+    }
+    sim_time_t lat = hw_thread_exit_latency_ns(&w->hw, cpu);
+    /* Caches lost in the state have to be refilled by the task that runs. */
+    c->head->work_ns += (double)hw_thread_refill_ns(&w->hw, cpu);
+    c->waking = true;
+    w->sched.nr_idle_wakeups++;
+    sched_set_hw_mode(w, cpu, HW_THREAD_WAKE, th->cstate);
+    sim_event_schedule(&w->q, &c->wake_ev, w->q.now_ns + lat);
+}
+
+void sched_wake_task(struct world *w, struct task *t, double work_ns)
+{
+    t->work_ns = work_ns;
+    int cpu = sched_select_cpu(w, t);
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    bool was_idle = sched_cpu_idle(w, cpu);
+    t->cpu = cpu;
+    sched_enqueue(c, t);
+    w->sched.nr_wakeups++;
+    if (was_idle)
+        sched_kick(w, cpu);
+}
+
+static void sched_start(struct world *w, int cpu, struct task *t)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    c->curr = t;
+    t->cpu = cpu;
+    sched_set_hw_mode(w, cpu, HW_THREAD_RUN, 0);
+    t->speed = hw_thread_speed(&w->hw, cpu);
+    t->seg_start_ns = w->q.now_ns;
+    sim_event_schedule(&w->q, &t->done_ev, sched_segment_end(w->q.now_ns, t->work_ns, t->speed));
+}
+
+/* Newly idle: take the first queued task of another CPU, own package first. */
+static struct task *sched_pull(struct world *w, int cpu)
+{
+    const struct hw_machine *m = w->machine;
+    int pkg = m->cpus[cpu].package;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 1; i < m->ncpus; i++) {
+            int src = (cpu + i) % m->ncpus;
+            struct sched_cpu *sc = &w->sched.cpu[src];
+            if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0)
+                continue;
+            w->sched.nr_pulls++;
+            return sched_dequeue(sc);
+        }
+    }
+    return NULL;
+}
+
+static void sched_pick_next(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    c->waking = false;
+    struct task *t = sched_dequeue(c);
+    if (!t)
+        t = sched_pull(w, cpu);
+    if (t) {
+        sched_start(w, cpu, t);
+        return;
+    }
+    sched_idle_enter(w, cpu);
+}
+
+static void sched_wake_done(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct sched_cpu *c = container_of(ev, struct sched_cpu, wake_ev);
+    sched_pick_next(w, (int)(c - w->sched.cpu));
+}
+
+static void sched_task_done(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct task *t = container_of(ev, struct task, done_ev);
+    int cpu = t->cpu;
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    c->curr = NULL;
+    t->work_ns = 0;
+    t->cpu = -1;
+    t->prev_cpu = cpu;
+    t->done(w, t);
+    /* done() may have re-woken t (possibly onto this CPU's queue). */
+    if (!c->curr && !c->waking)
+        sched_pick_next(w, cpu);
+}
+
+void sched_init(struct world *w)
+{
+    struct sched *s = &w->sched;
+    s->ncpus = w->machine->ncpus;
+    s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
+    s->idle_mode = sched_idle_mode_of(w);
+    for (int cpu = 0; cpu < s->ncpus; cpu++) {
+        sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
+        sched_idle_enter(w, cpu);
+    }
+}
+
+void sched_destroy(struct world *w)
+{
+    free(w->sched.cpu);
+    w->sched.cpu = NULL;
+}

@@ -1,0 +1,82 @@
+/* sched: the part of the scheduler pmlab needs: per-CPU runqueues, wakeup
+ * placement, newly-idle pulling, and handing an empty CPU to the idle loop.
+ *
+ * What is kept of the kernel (kernel/sched/fair.c, v6.x):
+ *  - wakeup placement in the spirit of select_idle_sibling(): the task's
+ *    previous CPU if idle, else a CPU of a fully idle core in the previous
+ *    CPU's LLC (package), else any idle CPU there, else the previous CPU;
+ *  - newidle balancing: a CPU about to idle pulls a queued task, first from its
+ *    own package, then from the others;
+ *  - FIFO run order on each CPU, run to completion of a work segment.
+ * What is dropped: time slices and preemption (EEVDF), priorities, NUMA
+ * balancing, periodic load balancing (a later issue adds it for ITMT), the
+ * waker's CPU (wake_affine) and the cost of a context switch.
+ *
+ * Tasks are intrusive: a workload embeds struct task in its own objects. */
+#ifndef PMLAB_KERNEL_SCHED_SCHED_H
+#define PMLAB_KERNEL_SCHED_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/eventq.h"
+
+struct world;
+struct task;
+
+/* Called when a task's work is done. The task is asleep on return unless the
+ * callback gave it more work with sched_wake_task(). */
+typedef void (*task_done_fn)(struct world *w, struct task *t);
+
+struct task {
+    struct sim_event done_ev;   /* completion of the current work segment */
+    task_done_fn done;
+    int cpu;                    /* CPU it is queued or running on, -1 if asleep */
+    int prev_cpu;               /* last CPU it ran on (placement hint) */
+    double work_ns;             /* remaining work, ns on the reference core alone */
+    double speed;               /* speed of the running segment (hw_thread_speed) */
+    sim_time_t seg_start_ns;    /* start of the running segment */
+    struct task *next;          /* runqueue link */
+};
+
+struct sched_cpu {
+    struct task *curr;          /* running task, or NULL */
+    struct task *head, *tail;   /* queued tasks, FIFO */
+    int nr_queued;
+    bool waking;                /* leaving an idle state to run a task */
+    struct sim_event wake_ev;   /* end of the exit latency */
+};
+
+enum sched_idle_mode {
+    SCHED_IDLE_HALT,            /* default_idle: HLT, the shallowest C-state */
+    SCHED_IDLE_POLL,            /* idle=poll: spin */
+};
+
+struct sched {
+    struct sched_cpu *cpu;      /* [ncpus] */
+    int ncpus;
+    enum sched_idle_mode idle_mode;
+    uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
+};
+
+void sched_init(struct world *w);
+void sched_destroy(struct world *w);
+
+/* Initialise a sleeping task. prev_cpu is its placement hint. */
+void task_init(struct task *t, task_done_fn done, int prev_cpu);
+/* Give sleeping task t work_ns of work and make it runnable. */
+void sched_wake_task(struct world *w, struct task *t, double work_ns);
+/* Whether cpu has nothing running, queued or waking. */
+bool sched_cpu_idle(const struct world *w, int cpu);
+
+/* Change cpu's hardware mode and re-time the running segment of its SMT
+ * sibling, whose speed depends on it (DESIGN.md §3). Every mode change of a
+ * thread goes through here. */
+void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate);
+
+/* The idle loop (kernel/sched/idle.c): put an empty cpu into its idle mode. */
+void sched_idle_enter(struct world *w, int cpu);
+/* Choose the idle mode from the kernel settings (idle=, cpuidle.off). */
+enum sched_idle_mode sched_idle_mode_of(const struct world *w);
+
+#endif

@@ -1,0 +1,56 @@
+/* pmlab: Linux CPU power-management policies on a simulated machine.
+ * Entry point: dispatch to a subcommand (src/cli/). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/results.h"
+
+static const struct cli_command *const commands[] = {
+    &cli_run_command,
+    &cli_machines_command,
+    &cli_params_command,
+    NULL,
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pmlab COMMAND [OPTIONS]\n"
+            "\n"
+            "Run the Linux kernel's CPU power-management policies on a simulated machine and\n"
+            "compare kernel variants (command line, sysfs, version, patches) with confidence\n"
+            "intervals.\n\n"
+            "commands:\n");
+    for (const struct cli_command *const *c = commands; *c; c++)
+        fprintf(out, "  %-10s %s\n", (*c)->name, (*c)->summary);
+    fprintf(out, "\n'pmlab COMMAND --help' describes a command. 'pmlab --version' prints %s.\n",
+            PMLAB_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2)
+            for (const struct cli_command *const *c = commands; *c; c++)
+                if (strcmp((*c)->name, argv[2]) == 0)
+                    return (*c)->usage(), 0;
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("pmlab %s\n", PMLAB_VERSION);
+        return 0;
+    }
+    for (const struct cli_command *const *c = commands; *c; c++)
+        if (strcmp((*c)->name, cmd) == 0)
+            return (*c)->main(argc - 1, argv + 1);
+    fprintf(stderr, "pmlab: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}

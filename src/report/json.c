@@ -1,0 +1,89 @@
+/* json: the machine-readable report, schema of DESIGN.md §7, through jansson.
+ * Object keys keep insertion order (JSON_PRESERVE_ORDER) and reals print with
+ * 17 significant digits, so equal results give byte-identical files.
+ * Non-finite numbers (which JSON cannot hold) are written as null. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "report/results.h"
+
+static json_t *json_num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *json_str(const char *s)
+{
+    return json_string(s ? s : "");
+}
+
+static json_t *json_metric(const struct rpt_metric *m)
+{
+    json_t *o = json_object();
+    json_t *values = json_array();
+    for (int i = 0; i < m->n; i++)
+        json_array_append_new(values, json_num(m->values[i]));
+    json_object_set_new(o, "unit", json_str(m->unit));
+    json_object_set_new(o, "mean", json_num(m->mean));
+    json_object_set_new(o, "stddev", json_num(m->stddev));
+    json_object_set_new(o, "ci95", json_pack("[oo]", json_num(m->ci_lo), json_num(m->ci_hi)));
+    json_object_set_new(o, "values", values);
+    return o;
+}
+
+static json_t *json_variant(const struct rpt_variant *v)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_str(v->name));
+    json_object_set_new(o, "kernel", json_str(v->kernel));
+    json_object_set_new(o, "patches", json_str(v->patches));
+    json_object_set_new(o, "cmdline", json_str(v->cmdline));
+    json_object_set_new(o, "sysfs", json_str(v->sysfs));
+    json_object_set_new(o, "config", json_str(v->config));
+    json_t *metrics = json_object();
+    for (int i = 0; i < v->nmetrics; i++)
+        json_object_set_new(metrics, v->metrics[i].name, json_metric(&v->metrics[i]));
+    json_object_set_new(o, "metrics", metrics);
+    return o;
+}
+
+static json_t *json_comparison(const struct rpt_comparison *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "metric", json_str(c->metric));
+    json_object_set_new(o, "base", json_str(c->base));
+    json_object_set_new(o, "variant", json_str(c->variant));
+    json_object_set_new(o, "delta_pct", json_num(c->delta_pct));
+    json_object_set_new(o, "ci95_pct", json_pack("[oo]", json_num(c->ci_lo_pct), json_num(c->ci_hi_pct)));
+    json_object_set_new(o, "p_value", json_num(c->p_value));
+    json_object_set_new(o, "verdict", json_str(c->verdict));
+    return o;
+}
+
+static void json_render(const struct rpt_results *r, FILE *out)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "pmlab", json_string(PMLAB_VERSION));
+    json_object_set_new(root, "scenario", json_str(r->scenario));
+    json_object_set_new(root, "machine", json_str(r->machine));
+    json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(root, "reps", json_integer(r->reps));
+    json_object_set_new(root, "quick", json_boolean(r->quick));
+    json_t *variants = json_array();
+    for (int v = 0; v < r->nvariants; v++)
+        json_array_append_new(variants, json_variant(&r->variants[v]));
+    json_object_set_new(root, "variants", variants);
+    json_t *cmp = json_array();
+    for (int i = 0; i < r->ncmp; i++)
+        json_array_append_new(cmp, json_comparison(&r->cmp[i]));
+    json_object_set_new(root, "comparisons", cmp);
+    json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    fputc('\n', out);
+    json_decref(root);
+}
+
+const struct rpt_format rpt_json_format = {
+    .name = "json",
+    .render = json_render,
+};

@@ -1,0 +1,211 @@
+/* results: metric sets, per-variant summaries and Welch comparisons.
+ *
+ * Statistics: the 95 % CI of a mean is mean +- t(0.975, n-1) s / sqrt(n). The
+ * comparison of variant V against base B is Welch's unequal-variance t-test:
+ * se = sqrt(sV^2/nV + sB^2/nB), df by Welch-Satterthwaite, CI of the difference
+ * = (mV - mB) +- t(0.975, df) se, expressed in % of |mB|. The verdict is "noise"
+ * unless that CI excludes 0 (equivalently p < 0.05); then better/worse by the
+ * metric's direction. t quantiles and CDFs come from GSL. */
+#include "report/results.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strutil.h"
+#include "util/xalloc.h"
+
+void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
+                 enum rpt_better better, double value)
+{
+    struct rpt_metric_value *slot = (struct rpt_metric_value *)rpt_set_get(s, name);
+    if (!slot) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? s->cap * 2 : 16;
+            s->m = xreallocarray(s->m, (size_t)s->cap, sizeof *s->m);
+        }
+        slot = &s->m[s->n++];
+        memset(slot, 0, sizeof *slot);
+        str_copy(slot->name, sizeof slot->name, name);
+    }
+    str_copy(slot->unit, sizeof slot->unit, unit);
+    slot->better = better;
+    slot->value = value;
+}
+
+const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->m[i].name, name) == 0)
+            return &s->m[i];
+    return NULL;
+}
+
+void rpt_set_copy(struct rpt_metric_set *dst, const struct rpt_metric_set *src)
+{
+    for (int i = 0; i < src->n; i++)
+        rpt_set_put(dst, src->m[i].name, src->m[i].unit, src->m[i].better, src->m[i].value);
+}
+
+void rpt_set_free(struct rpt_metric_set *s)
+{
+    free(s->m);
+    memset(s, 0, sizeof *s);
+}
+
+static void rpt_metric_finish(struct rpt_metric *m)
+{
+    double sum = 0, ss = 0;
+    for (int i = 0; i < m->n; i++)
+        sum += m->values[i];
+    m->mean = m->n ? sum / m->n : 0;
+    for (int i = 0; i < m->n; i++)
+        ss += (m->values[i] - m->mean) * (m->values[i] - m->mean);
+    m->stddev = m->n > 1 ? sqrt(ss / (m->n - 1)) : 0;
+    double half = 0;
+    if (m->n > 1)
+        half = gsl_cdf_tdist_Pinv(0.975, m->n - 1) * m->stddev / sqrt(m->n);
+    m->ci_lo = m->mean - half;
+    m->ci_hi = m->mean + half;
+}
+
+static struct rpt_metric *rpt_variant_add_metric(struct rpt_variant *v,
+                                                 const struct rpt_metric_value *mv, int reps)
+{
+    v->metrics = xreallocarray(v->metrics, (size_t)v->nmetrics + 1, sizeof *v->metrics);
+    struct rpt_metric *m = &v->metrics[v->nmetrics++];
+    memset(m, 0, sizeof *m);
+    str_copy(m->name, sizeof m->name, mv->name);
+    str_copy(m->unit, sizeof m->unit, mv->unit);
+    m->better = mv->better;
+    m->values = xcalloc((size_t)reps, sizeof *m->values);
+    return m;
+}
+
+void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *sets, int reps)
+{
+    for (int r = 0; r < reps; r++) {
+        for (int i = 0; i < sets[r].n; i++) {
+            const struct rpt_metric_value *mv = &sets[r].m[i];
+            struct rpt_metric *m = (struct rpt_metric *)rpt_variant_metric(v, mv->name);
+            if (!m)
+                m = rpt_variant_add_metric(v, mv, reps);
+            m->values[m->n++] = mv->value;
+        }
+    }
+    for (int i = 0; i < v->nmetrics; i++)
+        rpt_metric_finish(&v->metrics[i]);
+}
+
+const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name)
+{
+    for (int i = 0; i < v->nmetrics; i++)
+        if (strcmp(v->metrics[i].name, name) == 0)
+            return &v->metrics[i];
+    return NULL;
+}
+
+static const char *rpt_verdict(enum rpt_better better, double lo, double hi)
+{
+    if (lo <= 0 && hi >= 0)
+        return "noise";
+    bool up = lo > 0;
+    if (better == RPT_NEUTRAL)
+        return up ? "higher" : "lower";
+    return (up == (better == RPT_HIGHER_BETTER)) ? "better" : "worse";
+}
+
+void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
+                        struct rpt_comparison *out)
+{
+    str_copy(out->metric, sizeof out->metric, base->name);
+    double diff = var->mean - base->mean;
+    double vb = base->n > 0 ? base->stddev * base->stddev / base->n : 0;
+    double vv = var->n > 0 ? var->stddev * var->stddev / var->n : 0;
+    double se = sqrt(vb + vv);
+    /* A change from a zero baseline has no percentage: NaN (null in JSON,
+     * "n/a" in the table); no change from zero is 0 %. */
+    double scale = fabs(base->mean) > 0 ? 100.0 / fabs(base->mean) : diff == 0 ? 0 : NAN;
+    double lo = diff, hi = diff, p = 1.0;
+    if (se > 0 && base->n > 1 && var->n > 1) {
+        double df = (vb + vv) * (vb + vv) /
+                    (vb * vb / (base->n - 1) + vv * vv / (var->n - 1));
+        double t = diff / se;
+        p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
+        double half = gsl_cdf_tdist_Pinv(0.975, df) * se;
+        lo = diff - half;
+        hi = diff + half;
+    } else if (diff == 0) {
+        p = 1.0;
+    } else {
+        /* No spread on either side (deterministic metric): any difference is
+         * exact, so it is significant. */
+        p = 0.0;
+    }
+    out->delta_pct = diff * scale;
+    out->ci_lo_pct = lo * scale;
+    out->ci_hi_pct = hi * scale;
+    out->p_value = p;
+    out->verdict = rpt_verdict(base->better, lo, hi);
+}
+
+void rpt_compare_all(struct rpt_results *r)
+{
+    if (r->nvariants < 2)
+        return;
+    const struct rpt_variant *b = &r->variants[0];
+    for (int v = 1; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        for (int i = 0; i < b->nmetrics; i++) {
+            const struct rpt_metric *mv = rpt_variant_metric(var, b->metrics[i].name);
+            if (!mv)
+                continue;
+            r->cmp = xreallocarray(r->cmp, (size_t)r->ncmp + 1, sizeof *r->cmp);
+            struct rpt_comparison *c = &r->cmp[r->ncmp++];
+            rpt_compare_metric(&b->metrics[i], mv, c);
+            c->base = b->name;
+            c->variant = var->name;
+        }
+    }
+}
+
+void rpt_results_free(struct rpt_results *r)
+{
+    for (int v = 0; v < r->nvariants; v++) {
+        struct rpt_variant *var = &r->variants[v];
+        for (int i = 0; i < var->nmetrics; i++)
+            free(var->metrics[i].values);
+        free(var->metrics);
+        free(var->name);
+        free(var->kernel);
+        free(var->patches);
+        free(var->cmdline);
+        free(var->sysfs);
+        free(var->config);
+    }
+    free(r->variants);
+    free(r->cmp);
+    free(r->scenario);
+    free(r->description);
+    free(r->machine);
+    free(r->machine_desc);
+    memset(r, 0, sizeof *r);
+}
+
+extern const struct rpt_format rpt_table_format, rpt_json_format, rpt_csv_format;
+
+const struct rpt_format *const rpt_formats[] = {
+    &rpt_table_format,
+    &rpt_json_format,
+    &rpt_csv_format,
+    NULL,
+};
+
+const struct rpt_format *rpt_format_find(const char *name)
+{
+    for (const struct rpt_format *const *f = rpt_formats; *f; f++)
+        if (strcmp((*f)->name, name) == 0)
+            return *f;
+    return NULL;
+}

@@ -1,0 +1,60 @@
+/* scenario: an experiment file (scenarios/NAME.ini), parsed and validated.
+ *
+ *   [scenario]   name, description, machine, seed, replications
+ *   [workload]   type = NAME, then that workload's parameters
+ *   [quick]      replications and workload keys that --quick overrides
+ *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each)
+ *
+ * Everything is checked at load time against the machine, the knob registry
+ * and the workload's parameter table, so a run never starts on a typo: the
+ * first problem comes back as "FILE:LINE: message" (exit status 2). */
+#ifndef PMLAB_SCENARIO_SCENARIO_H
+#define PMLAB_SCENARIO_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/machine.h"
+#include "kernel/params.h"
+#include "util/diag.h"
+#include "workload/workload.h"
+
+#define SCN_NAME_MAX 64
+
+struct scenario_variant {
+    char name[SCN_NAME_MAX];
+    int line;                   /* of its [variant NAME] header */
+    /* The text as written (continuation lines joined by a space), for reports. */
+    char *kernel, *patches, *cmdline, *sysfs, *config;
+    struct kparams kp;          /* resolved kernel settings */
+};
+
+struct scenario {
+    char path[256];
+    char name[SCN_NAME_MAX];
+    char *description;
+    char machine_name[SCN_NAME_MAX];
+    struct hw_machine *machine; /* owned */
+    uint64_t seed;
+    int replications;
+    int quick_replications;
+    const struct wl_ops *wl;
+    void *wl_cfg;               /* full configuration */
+    void *wl_cfg_quick;         /* with [quick] overrides applied */
+    struct scenario_variant *variants;
+    int nvariants;
+};
+
+struct scenario_load_opts {
+    /* Colon-separated directories searched for the machine file; NULL means
+     * "$PMLAB_MACHINES, then machines/ next to the scenario's directory, then
+     * ./machines". */
+    const char *machine_dirs;
+};
+
+/* Load and validate path. NULL with d set on any error. */
+struct scenario *scenario_load(const char *path, const struct scenario_load_opts *opts,
+                               struct diag *d);
+void scenario_free(struct scenario *s);
+
+#endif

@@ -1,0 +1,73 @@
+/* eventq: the discrete-event queue.
+ *
+ * Events are intrusive, like the kernel's hrtimers: the caller embeds a
+ * struct sim_event in its own object (a CPU, a request, a timer) and the queue
+ * keeps a pointer to it plus its position, so the event itself is the stable
+ * handle. Schedule, cancel and reschedule are O(log n); cancel removes the entry
+ * at once (no lazy deletion, so memory stays bounded by the pending count).
+ *
+ * Order: by time, then by insertion sequence (every schedule or reschedule takes
+ * the next sequence number), so simultaneous events fire in the order they were
+ * scheduled and a run is deterministic. */
+#ifndef PMLAB_SIM_EVENTQ_H
+#define PMLAB_SIM_EVENTQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/time.h"
+
+struct sim_event;
+/* Handler called by the owner's loop after sim_eventq_pop(); arg is whatever
+ * the loop passes (usually the struct world). */
+typedef void (*sim_event_fn)(struct sim_event *ev, void *arg);
+
+#define SIM_EVENT_IDLE SIZE_MAX /* slot value of an event that is not queued */
+
+struct sim_event {
+    sim_time_t when_ns;  /* firing time, valid while pending */
+    uint64_t seq;        /* tie-breaker: insertion order */
+    size_t slot;         /* index in the heap, SIM_EVENT_IDLE if not pending */
+    sim_event_fn fn;     /* handler; the queue never calls it itself */
+};
+
+struct sim_eventq_entry; /* private to eventq.c */
+
+struct sim_eventq {
+    struct sim_eventq_entry *heap; /* implementation-defined layout */
+    size_t count;                  /* pending events */
+    size_t cap;
+    uint64_t next_seq;
+    sim_time_t now_ns;             /* time of the last popped event */
+    bool root_hole;                /* private: the last pop left slot 0 empty for
+                                      the next schedule to fill (see eventq.c) */
+};
+
+/* Initialise an event so it can be scheduled: not pending, handler fn. */
+void sim_event_init(struct sim_event *ev, sim_event_fn fn);
+static inline bool sim_event_pending(const struct sim_event *ev)
+{
+    return ev->slot != SIM_EVENT_IDLE;
+}
+
+void sim_eventq_init(struct sim_eventq *q);
+/* Free the queue's storage. Pending events are simply forgotten (they belong to
+ * the caller). */
+void sim_eventq_destroy(struct sim_eventq *q);
+
+/* Queue ev (which must not be pending) to fire at when_ns >= q->now_ns. */
+void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns);
+/* Move ev to when_ns, whether or not it is pending; it takes a new sequence. */
+void sim_event_reschedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns);
+/* Remove ev if it is pending; a no-op otherwise. */
+void sim_event_cancel(struct sim_eventq *q, struct sim_event *ev);
+
+/* The earliest pending event, or NULL; does not remove it. */
+struct sim_event *sim_eventq_peek(const struct sim_eventq *q);
+/* Remove and return the earliest pending event (NULL if none) and advance
+ * q->now_ns to its time. The event is no longer pending when returned, so its
+ * handler may schedule it again. */
+struct sim_event *sim_eventq_pop(struct sim_eventq *q);
+
+#endif

@@ -1,0 +1,44 @@
+/* rng: reproducible random streams on GSL.
+ *
+ * Every run draws from its own streams, each seeded from a hash of
+ * (scenario seed, variant index, replication, load point, stream id). So any run
+ * can be reproduced alone, runs are independent of the order the thread pool
+ * executes them in, and two parts of one run (arrivals, service times) do not
+ * share a stream, so changing one does not shift the other. */
+#ifndef PMLAB_SIM_RNG_H
+#define PMLAB_SIM_RNG_H
+
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+struct sim_rng_key {
+    uint64_t scenario_seed;
+    uint32_t variant;     /* index of the variant in the scenario */
+    uint32_t replication;
+    uint32_t load_point;  /* index of the load point (0 when there is one) */
+    uint32_t stream;      /* which stream of the run (see each user) */
+};
+
+struct sim_rng {
+    gsl_rng *r;
+};
+
+/* Mix a key into the seed of one stream (splitmix64-style finaliser over every
+ * field, so neighbouring keys give unrelated seeds). */
+uint64_t sim_rng_seed_of(const struct sim_rng_key *key);
+
+/* Create the stream for key. Free with sim_rng_destroy. */
+void sim_rng_init(struct sim_rng *rng, const struct sim_rng_key *key);
+void sim_rng_destroy(struct sim_rng *rng);
+
+/* Uniform on [0, 1). */
+double sim_rng_uniform(struct sim_rng *rng);
+/* Exponential with the given mean (any unit; the result has that unit). */
+double sim_rng_exp(struct sim_rng *rng, double mean);
+/* Lognormal with the given mean and coefficient of variation (stddev/mean). */
+double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv);
+/* Uniform integer in [0, n). */
+uint64_t sim_rng_below(struct sim_rng *rng, uint64_t n);
+
+#endif

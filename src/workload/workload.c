@@ -1,0 +1,70 @@
+/* workload: registry and generic parameter handling, see workload.h. */
+#include "workload/workload.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strutil.h"
+
+extern const struct wl_ops wl_rr_ops;
+
+const struct wl_ops *const wl_registry[] = {
+    &wl_rr_ops,
+    NULL,
+};
+
+const struct wl_ops *wl_find(const char *name)
+{
+    for (const struct wl_ops *const *w = wl_registry; *w; w++)
+        if (strcmp((*w)->name, name) == 0)
+            return *w;
+    return NULL;
+}
+
+/* Parse and range-check text for p, storing it in cfg. -1 with msg on error. */
+static int wl_param_store(const struct wl_param *p, void *cfg, const char *text, char *msg,
+                          size_t msgsize)
+{
+    char *field = (char *)cfg + p->offset;
+    if (p->type == WL_PARAM_INT) {
+        int64_t v;
+        if (str_to_i64(text, &v) != 0)
+            return snprintf(msg, msgsize, "expected an integer, got '%s'", text), -1;
+        if ((double)v < p->min || (double)v > p->max)
+            return snprintf(msg, msgsize, "%s out of range [%g, %g]", text, p->min, p->max), -1;
+        memcpy(field, &v, sizeof v);
+        return 0;
+    }
+    double v;
+    if (str_to_double(text, &v) != 0)
+        return snprintf(msg, msgsize, "expected a number, got '%s'", text), -1;
+    if (v < p->min || v > p->max)
+        return snprintf(msg, msgsize, "%s out of range [%g, %g]", text, p->min, p->max), -1;
+    memcpy(field, &v, sizeof v);
+    return 0;
+}
+
+void wl_config_defaults(const struct wl_ops *ops, void *cfg)
+{
+    char msg[128];
+    memset(cfg, 0, ops->config_size);
+    for (const struct wl_param *p = ops->params; p->name; p++)
+        if (wl_param_store(p, cfg, p->def, msg, sizeof msg) != 0)
+            abort(); /* a bad default is a programming error, caught by the tests */
+}
+
+int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const char *value,
+                  const char *file, int line, struct diag *d)
+{
+    for (const struct wl_param *p = ops->params; p->name; p++) {
+        if (strcmp(p->name, key) != 0)
+            continue;
+        char msg[160];
+        if (wl_param_store(p, cfg, value, msg, sizeof msg) != 0)
+            return diag_error(d, file, line, "%s: %s", key, msg);
+        return 0;
+    }
+    return diag_error(d, file, line, "unknown key '%s' for workload '%s'", key, ops->name);
+}

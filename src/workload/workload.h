@@ -1,0 +1,63 @@
+/* workload: what runs on the simulated machine, behind one ops struct.
+ *
+ * A workload declares its parameters (the keys of a scenario's [workload]
+ * section) in a table, like module_param, so parsing, range checks, defaults
+ * and `pmlab params`-style help are generic. A run of one job is
+ * run(world, cfg, load_point); it fills the metrics of that load point. The
+ * runner then calls combine() over the load points of one replication to get
+ * the replication's metric values (jbb turns an RT curve into max-jOPS there;
+ * a single-point workload just copies). Metrics are named as in DESIGN.md §7. */
+#ifndef PMLAB_WORKLOAD_WORKLOAD_H
+#define PMLAB_WORKLOAD_WORKLOAD_H
+
+#include <stddef.h>
+
+#include "report/results.h"
+#include "util/diag.h"
+
+struct world;
+
+enum wl_param_type {
+    WL_PARAM_DOUBLE,  /* stored as double */
+    WL_PARAM_INT,     /* stored as int64_t */
+};
+
+struct wl_param {
+    const char *name;        /* key in [workload], unit suffix in the name */
+    enum wl_param_type type;
+    size_t offset;           /* into the workload's config struct */
+    double min, max;         /* inclusive range */
+    const char *def;         /* default as text */
+    const char *desc;
+};
+
+struct wl_ops {
+    const char *name;        /* `type = NAME` */
+    const char *desc;
+    const struct wl_param *params;  /* terminated by name NULL */
+    size_t config_size;
+    /* Cross-parameter checks after every key is set; -1 with msg on error. */
+    int (*validate)(const void *cfg, char *msg, size_t msgsize);
+    int (*nload_points)(const void *cfg);
+    /* Run one load point in w (machine, kernel settings and rng set up by the
+     * runner) and put its metrics in out. Returns 0, or -1 with msg if the run
+     * failed (exit status 1). */
+    int (*run)(struct world *w, const void *cfg, int load_point, struct rpt_metric_set *out,
+               char *msg, size_t msgsize);
+    /* Merge the load points of one replication into out (NULL: the workload
+     * has exactly one load point and its metrics are used as they are). */
+    void (*combine)(const void *cfg, const struct rpt_metric_set *points, int npoints,
+                    struct rpt_metric_set *out);
+};
+
+/* Registered workloads, NULL-terminated. */
+extern const struct wl_ops *const wl_registry[];
+const struct wl_ops *wl_find(const char *name);
+
+/* Fill cfg with every parameter's default. */
+void wl_config_defaults(const struct wl_ops *ops, void *cfg);
+/* Set one parameter from text. Returns 0, or -1 with d = "file:line: ...". */
+int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const char *value,
+                  const char *file, int line, struct diag *d);
+
+#endif

@@ -1,0 +1,47 @@
+/* world: set-up, teardown and the event loop of one run, see world.h. */
+#include "world.h"
+
+#include <string.h>
+
+void world_init(struct world *w, const struct hw_machine *m, const struct kparams *kp,
+                const struct world_key *key)
+{
+    memset(w, 0, sizeof *w);
+    w->machine = m;
+    w->kp = kp;
+    sim_eventq_init(&w->q);
+    for (int s = 0; s < WORLD_NSTREAMS; s++) {
+        struct sim_rng_key rk = {
+            .scenario_seed = key->seed, .variant = key->variant,
+            .replication = key->replication, .load_point = key->load_point,
+            .stream = (uint32_t)s,
+        };
+        sim_rng_init(&w->rng[s], &rk);
+    }
+    hw_state_init(&w->hw, m);
+    sched_init(w);
+}
+
+void world_destroy(struct world *w)
+{
+    sched_destroy(w);
+    hw_state_destroy(&w->hw);
+    for (int s = 0; s < WORLD_NSTREAMS; s++)
+        sim_rng_destroy(&w->rng[s]);
+    sim_eventq_destroy(&w->q);
+}
+
+void world_run_until(struct world *w, sim_time_t end_ns)
+{
+    for (;;) {
+        struct sim_event *ev = sim_eventq_peek(&w->q);
+        if (!ev || ev->when_ns > end_ns)
+            break;
+        sim_eventq_pop(&w->q);
+        w->nevents++;
+        ev->fn(ev, w);
+    }
+    /* Time advances to the end even when the queue ran dry before it. */
+    if (w->q.now_ns < end_ns)
+        w->q.now_ns = end_ns;
+}

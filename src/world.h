@@ -1,0 +1,51 @@
+/* world: everything one simulation run owns.
+ *
+ * There is no global mutable state in pmlab: a run is a struct world built
+ * from an immutable machine, a variant's kernel settings and a seed, so runs go
+ * in parallel on the thread pool and each is a pure function of
+ * (scenario, variant, replication, load point). */
+#ifndef PMLAB_WORLD_H
+#define PMLAB_WORLD_H
+
+#include <stdint.h>
+
+#include "hw/cpu.h"
+#include "hw/machine.h"
+#include "kernel/params.h"
+#include "kernel/sched/sched.h"
+#include "sim/eventq.h"
+#include "sim/rng.h"
+
+/* Random streams of a run, one per purpose so that changing how one part
+ * draws does not shift the others. */
+enum world_stream {
+    WORLD_STREAM_ARRIVAL,
+    WORLD_STREAM_SERVICE,
+    WORLD_STREAM_PLACEMENT,
+    WORLD_NSTREAMS,
+};
+
+struct world {
+    struct sim_eventq q;
+    const struct hw_machine *machine;
+    const struct kparams *kp;
+    struct sim_rng rng[WORLD_NSTREAMS];
+    struct hw_state hw;       /* per-thread and per-core physical state, energy */
+    struct sched sched;       /* runqueues, tasks, idle entry */
+    uint64_t nevents;         /* events handled, for the events/s figure */
+    void *wl_state;           /* the running workload's state */
+};
+
+struct world_key {
+    uint64_t seed;
+    uint32_t variant, replication, load_point;
+};
+
+/* Build a world for machine m and kernel settings kp, seeded from key. */
+void world_init(struct world *w, const struct hw_machine *m, const struct kparams *kp,
+                const struct world_key *key);
+void world_destroy(struct world *w);
+/* Run the event loop until simulated time end_ns (events at end_ns included). */
+void world_run_until(struct world *w, sim_time_t end_ns);
+
+#endif

@@ -1,0 +1,95 @@
+#!/bin/sh
+# End-to-end checks of `pmlab run` and friends: output contract, determinism,
+# exit statuses, and the direction of the example's effects.
+set -eu
+P=${PMLAB:-./pmlab}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok - $*"; }
+S=scenarios/example-rr.ini
+
+# Table, JSON and CSV of the quick example.
+"$P" run "$S" --quick --quiet >"$T/table.txt" || fail "table run"
+grep -q '^metric' "$T/table.txt" || fail "table has no metric header"
+for m in throughput_rps lat_p99_us pkg_watts busy_pct; do
+    grep -q "^$m " "$T/table.txt" || fail "table lacks $m"
+done
+grep -q '^turbostat view' "$T/table.txt" || fail "table lacks turbostat view"
+ok "table"
+
+"$P" run "$S" --quick --quiet --format json --jobs 1 >"$T/j1.json" || fail "json run"
+"$P" run "$S" --quick --quiet --format json --jobs 2 >"$T/j2.json" || fail "json run jobs 2"
+"$P" run "$S" --quick --quiet --format json --jobs 2 >"$T/j3.json" || fail "json run again"
+cmp -s "$T/j1.json" "$T/j2.json" || fail "--jobs 1 and --jobs 2 differ"
+cmp -s "$T/j2.json" "$T/j3.json" || fail "two runs with the same seed differ"
+ok "byte-identical across --jobs and repeated runs"
+
+for key in '"pmlab": "' '"scenario": "example-rr"' '"machine": "skx-2s"' '"seed": 42' '"reps": 3' \
+           '"variants": \[' '"comparisons": \[' '"ci95": \[' '"values": \[' '"delta_pct": ' \
+           '"ci95_pct": \[' '"p_value": ' '"verdict": "' '"residency.C1": {' '"poll_pct": {' \
+           '"avg_mhz": {' '"core_watts": {' '"kernel": "6.12"' '"cmdline": "idle=poll"'; do
+    grep -q "$key" "$T/j1.json" || fail "json lacks $key"
+done
+ok "json schema keys"
+
+"$P" run "$S" --quick --quiet --format json --seed 7 --reps 2 >"$T/s7.json" || fail "seed run"
+grep -q '"seed": 7' "$T/s7.json" || fail "--seed not reported"
+grep -q '"reps": 2' "$T/s7.json" || fail "--reps not reported"
+cmp -s "$T/s7.json" "$T/j1.json" && fail "a different seed gave the same output"
+ok "--seed and --reps override the scenario"
+
+"$P" run "$S" --quick --quiet --format csv >"$T/out.csv" || fail "csv run"
+head -1 "$T/out.csv" | grep -q '^scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,delta_pct' ||
+    fail "csv header"
+[ "$(grep -c '^example-rr,skx-2s,idle-poll,' "$T/out.csv")" -ge 10 ] || fail "csv rows"
+ok "csv"
+
+# Direction of effects: idle=poll keeps cores in C0 (more power, ~100 % busy);
+# cpuidle.off=1 without a cpuidle driver changes nothing (noise).
+verdict() { # variant metric -> verdict from the CSV
+    awk -F, -v v="$1" -v m="$2" '$3 == v && $4 == m { print $15 }' "$T/out.csv"
+}
+[ "$(verdict idle-poll pkg_watts)" = worse ] || fail "idle=poll should cost power: $(verdict idle-poll pkg_watts)"
+[ "$(verdict idle-poll poll_pct)" = higher ] || fail "idle=poll should raise poll_pct"
+[ "$(verdict nocpuidle lat_p99_us)" = noise ] || fail "cpuidle.off=1 alone should be noise"
+[ "$(verdict nocpuidle throughput_rps)" = noise ] || fail "cpuidle.off=1 throughput should be noise"
+ok "effect directions"
+
+# Exit statuses and messages.
+set +e
+"$P" run tests/data/scenarios/bad-unknown-knob.ini --quiet >"$T/o" 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "bad scenario: exit $rc, want 2"
+[ "$(wc -l <"$T/e")" -eq 1 ] || fail "bad scenario: want one line on stderr"
+grep -q '^tests/data/scenarios/bad-unknown-knob.ini:8: unknown kernel parameter' "$T/e" || fail "bad scenario message"
+[ ! -s "$T/o" ] || fail "bad scenario printed a report"
+ok "bad scenario: exit 2, one FILE:LINE line"
+
+expect_exit() { # status, then the command
+    want=$1; shift
+    set +e; "$@" >/dev/null 2>"$T/e"; rc=$?; set -e
+    [ $rc -eq "$want" ] || fail "'$*': exit $rc, want $want ($(cat "$T/e"))"
+}
+expect_exit 2 "$P" run tests/data/scenarios/no-such-file.ini
+expect_exit 2 "$P" run "$S" --format xml
+expect_exit 2 "$P" run "$S" --reps 0
+expect_exit 2 "$P" run "$S" --jobs x
+expect_exit 2 "$P" run
+expect_exit 2 "$P" frobnicate
+expect_exit 2 "$P" run "$S" --output /nonexistent-dir/out.txt
+expect_exit 1 "$P" run tests/data/scenarios/overload.ini --quiet
+grep -q 'variant a, replication 0, load point 0: overloaded' "$T/e" || fail "overload message: $(cat "$T/e")"
+expect_exit 0 "$P" run --help
+expect_exit 0 "$P" --help
+ok "exit statuses"
+
+"$P" machines >"$T/m" || fail "machines"
+for m in skx-2s adl-desktop rpl-h; do grep -q "^$m " "$T/m" || fail "machines lacks $m"; done
+grep -q '^skx-2s *112 CPUs' "$T/m" || fail "skx-2s should have 112 CPUs"
+"$P" params >"$T/p" || fail "params"
+for k in cpuidle.governor cpuidle.off idle CONFIG_HZ cpu_dma_latency pm_qos_resume_latency_us \
+         cpuidle.state_disable; do
+    grep -q "^$k" "$T/p" || fail "params lacks $k"
+done
+ok "machines and params"

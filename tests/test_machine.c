@@ -1,0 +1,312 @@
+/* test_machine: the machine-file loader (src/hw/machine.c).
+ *
+ * Three kinds of checks: every bad-input fixture under tests/data/machines/
+ * fails with NULL and the exact "FILE:LINE: message" (a loader that crashes or
+ * names the wrong line is as useless as one that accepts the file); the
+ * shipped machines load with the topology and latencies Linux and the sources
+ * give; and the small helpers (find, calib, power, cstate index). Run from the
+ * repository root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/machine.h"
+
+#define FIXTURES "tests/data/machines/"
+
+static struct hw_machine *load_ok(const char *path)
+{
+    struct diag d = { 0 };
+    struct hw_machine *m = hw_machine_load(path, &d);
+    if (!m)
+        fail_msg("%s: unexpected error: %s", path, d.msg);
+    assert_false(d.set);
+    return m;
+}
+
+/* ---- bad input ---------------------------------------------------------- */
+
+struct bad_case {
+    const char *file;      /* under FIXTURES */
+    int line;              /* 0: the message has no line */
+    const char *message;   /* what follows "FILE:LINE: " */
+};
+
+static const struct bad_case bad_cases[] = {
+    { "unknown-section.ini", 34, "unknown section [pkg_state PC6]; expected [machine], [core_type NAME], "
+                                 "[cstate TYPE NAME], [pkgstate NAME] or [calibration]" },
+    { "unknown-key.ini", 13, "unknown key 'ipc' in [core_type P]" },
+    { "bad-number.ini", 15, "base_mhz: '2.0GHz' is not an integer" },
+    { "bad-hint.ini", 28, "mwait_hint: '0x2g' is not an integer" },
+    { "bad-bool.ini", 25, "flushes_caches: 'maybe' is not a boolean (yes or no)" },
+    { "negative-latency.ini", 29, "exit_latency_us = -100 is out of range [0, 1000000]" },
+    { "zero-packages.ini", 7, "packages = 0 is out of range [1, 64]" },
+    { "turbo-too-long.ini", 17, "turbo_mhz lists 3 values but [core_type P] has 2 cores per package" },
+    { "turbo-above-max.ini", 17, "turbo_mhz value 1 (3100 MHz) is outside [base_mhz, max_mhz] = [2000, 3000]" },
+    { "min-above-base.ini", 15, "need min_mhz <= base_mhz <= max_mhz, got 2500, 2000, 3000" },
+    { "duplicate-section.ini", 27, "duplicate section [cstate P C1]" },
+    { "duplicate-key.ini", 8, "duplicate key 'packages' in [machine] (first at line 7)" },
+    { "missing-key.ini", 27, "[cstate P C6]: missing required key 'core_power_mw'" },
+    { "cstate-unknown-type.ini", 27, "[cstate E C6]: unknown core type 'E' (declare [core_type E] before its C-states)" },
+    { "cstate-order.ini", 29, "C-states go shallowest first, but C6 exits faster than C1 before it" },
+    { "pkgstate-unknown-cstate.ini", 35, "core_cstate 'C7' is not a C-state of core type P" },
+    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor)" },
+    { "calib-out-of-range.ini", 40, "smt_corun_factor = 1.5 is out of range [0.3, 1]" },
+    { "continuation-scalar.ini", 14, "'ipc_factor' takes one value (an indented line continues the key above)" },
+    { "key-before-section.ini", 3, "key 'name' before any section" },
+    { "machine-not-first.ini", 3, "[machine] must be the first section" },
+    { "section-args.ini", 11, "section [core_type] should read [core_type NAME]" },
+    { "threads-mismatch.ini", 8, "threads_per_core = 2 but no core type has that many threads" },
+    { "no-machine.ini", 0, "no [machine] section" },
+};
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const struct bad_case *c = &bad_cases[i];
+        char path[256], want[DIAG_MSG_MAX];
+        snprintf(path, sizeof path, FIXTURES "%s", c->file);
+        if (c->line)
+            snprintf(want, sizeof want, "%s:%d: %s", path, c->line, c->message);
+        else
+            snprintf(want, sizeof want, "%s: %s", path, c->message);
+        struct diag d = { 0 };
+        struct hw_machine *m = hw_machine_load(path, &d);
+        if (m) {
+            hw_machine_free(m);
+            fail_msg("%s: loaded, expected: %s", path, want);
+        }
+        assert_true(d.set);
+        assert_string_equal(d.msg, want);
+    }
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    struct diag d = { 0 };
+    assert_null(hw_machine_load(FIXTURES "does-not-exist.ini", &d));
+    assert_string_equal(d.msg, FIXTURES "does-not-exist.ini: cannot open: No such file or directory");
+}
+
+/* ---- the minimal fixture: every field lands where it should -------------- */
+
+static void test_minimal_values(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "minimal.ini");
+    assert_string_equal(m->name, "mini");
+    assert_string_equal(m->path, FIXTURES "minimal.ini");
+    assert_string_equal(m->description, "");
+    assert_int_equal(m->cpu_numbering, HW_CPU_NUMBERING_ADJACENT); /* the default */
+    assert_int_equal(m->ncores, 2);
+    assert_int_equal(m->ncpus, 4);
+    const struct hw_core_type *t = &m->types[0];
+    assert_int_equal(t->threads_per_core, 2); /* inherited from [machine] */
+    assert_int_equal(t->nturbo, 2);
+    assert_int_equal(t->turbo_mhz[0], 3000);
+    assert_int_equal(t->turbo_mhz[1], 2800);
+    assert_int_equal(t->ncstates, 2);
+    assert_int_equal(t->cstates[1].mwait_hint, 0x20);
+    assert_int_equal(t->cstates[1].exit_latency_ns, 100 * SIM_NS_PER_US);
+    assert_int_equal(t->cstates[1].refill_ns, 10 * SIM_NS_PER_US);
+    assert_int_equal(t->cstates[0].refill_ns, 0);
+    assert_true(t->cstates[1].flushes_caches);
+    assert_false(t->cstates[0].flushes_caches);
+    assert_int_equal(m->npkgstates, 1);
+    assert_string_equal(m->pkgstates[0].core_cstate, "C6");
+    assert_int_equal(m->pkgstates[0].exit_latency_ns, 50 * SIM_NS_PER_US);
+    assert_int_equal(m->ncalib, 0);
+    /* no [calibration] section: the registry default */
+    assert_true(hw_machine_calib(m, "smt_corun_factor") == 0.62);
+    assert_int_equal(hw_cstate_index(t, "C6"), 1);
+    assert_int_equal(hw_cstate_index(t, "C7"), -1);
+    hw_machine_free(m);
+}
+
+static void test_power_interpolation(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "minimal.ini");
+    const struct hw_core_type *t = &m->types[0];
+    assert_float_equal(hw_core_active_power_mw(t, 2000), 2000.0, 1e-6);
+    assert_float_equal(hw_core_active_power_mw(t, 3000), 4000.0, 1e-6);
+    assert_float_equal(hw_core_active_power_mw(t, 9999), 4000.0, 1e-6); /* clamped to max_mhz */
+    double below = hw_core_active_power_mw(t, 800), mid = hw_core_active_power_mw(t, 2500);
+    assert_true(below > 0 && below < 2000);
+    assert_true(mid > 2000 && mid < 4000);
+    assert_float_equal(hw_core_active_power_mw(t, 100), below, 1e-9);   /* clamped to min_mhz */
+    hw_machine_free(m);
+}
+
+/* Split numbering on a hybrid: the thread-0 round covers every core of both
+ * packages (E-cores included), the thread-1 round only the SMT cores. */
+static void test_split_hybrid(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "split-hybrid.ini");
+    assert_int_equal(m->ncores, 6);
+    assert_int_equal(m->ncpus, 10);
+    /* cores: pkg0 P0 P1 E2, pkg1 P3 P4 E5 */
+    static const int core_of[10] = { 0, 1, 2, 3, 4, 5, 0, 1, 3, 4 };
+    for (int cpu = 0; cpu < 10; cpu++) {
+        assert_int_equal(m->cpus[cpu].core, core_of[cpu]);
+        assert_int_equal(m->cpus[cpu].thread, cpu < 6 ? 0 : 1);
+    }
+    assert_int_equal(m->cpus[5].package, 1);
+    assert_string_equal(m->types[m->cpus[5].type].name, "E");
+    const struct hw_core_type *p = &m->types[0];
+    assert_int_equal(p->nturbo, 2);
+    assert_int_equal(p->turbo_mhz[1], 2900);
+    assert_int_equal(p->cstates[0].exit_latency_ns, 500);
+    assert_int_equal(m->types[1].nturbo, 0);
+    assert_float_equal(hw_core_active_power_mw(&m->types[1], 1000), 500.0, 1e-9); /* flat */
+    assert_float_equal(hw_machine_calib(m, "smt_corun_factor"), 0.7, 1e-12);
+    hw_machine_free(m);
+}
+
+/* ---- shipped machines ------------------------------------------------------ */
+
+/* Every CPU is listed by its core, on the core's package and type. */
+static void assert_topology_consistent(const struct hw_machine *m)
+{
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        const struct hw_cpu *c = &m->cpus[cpu];
+        assert_in_range(c->core, 0, m->ncores - 1);
+        const struct hw_core *core = &m->cores[c->core];
+        assert_int_equal(core->cpus[c->thread], cpu);
+        assert_int_equal(core->package, c->package);
+        assert_int_equal(core->type, c->type);
+    }
+}
+
+static void assert_cpu(const struct hw_machine *m, int cpu, int package, int core, int thread,
+                       const char *type)
+{
+    assert_int_equal(m->cpus[cpu].package, package);
+    assert_int_equal(m->cpus[cpu].core, core);
+    assert_int_equal(m->cpus[cpu].thread, thread);
+    assert_string_equal(m->types[m->cpus[cpu].type].name, type);
+}
+
+static void test_skx_2s(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok("machines/skx-2s.ini");
+    assert_string_equal(m->cpu_model, "SKYLAKE_X");
+    assert_int_equal(m->packages, 2);
+    assert_int_equal(m->ncores, 56);
+    assert_int_equal(m->ncpus, 112);
+    assert_topology_consistent(m);
+    /* thread 0 of every core of both packages first, then the siblings */
+    assert_cpu(m, 0, 0, 0, 0, "SKX");
+    assert_cpu(m, 27, 0, 27, 0, "SKX");
+    assert_cpu(m, 28, 1, 28, 0, "SKX");
+    assert_cpu(m, 56, 0, 0, 1, "SKX");
+    assert_cpu(m, 111, 1, 55, 1, "SKX");
+    assert_int_equal(m->cores[0].cpus[1], 56);
+    const struct hw_core_type *t = &m->types[0];
+    assert_int_equal(t->nturbo, 28);
+    assert_int_equal(t->turbo_mhz[0], 3800);
+    int c6 = hw_cstate_index(t, "C6");
+    assert_int_equal(c6, 2);
+    assert_int_equal(t->cstates[c6].exit_latency_ns, 92 * SIM_NS_PER_US);
+    assert_int_equal(t->cstates[0].exit_latency_ns, 2 * SIM_NS_PER_US);
+    /* package C6 adds the rest of intel_idle's 133 us */
+    assert_int_equal(t->cstates[c6].exit_latency_ns + m->pkgstates[0].exit_latency_ns,
+                     133 * SIM_NS_PER_US);
+    assert_true(hw_machine_calib(m, "smt_corun_factor") == 0.62);
+    hw_machine_free(m);
+}
+
+static void test_adl_desktop(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok("machines/adl-desktop.ini");
+    assert_string_equal(m->cpu_model, "ALDERLAKE");
+    assert_int_equal(m->ncores, 16);
+    assert_int_equal(m->ncpus, 24);
+    assert_topology_consistent(m);
+    /* P-core threads first with siblings adjacent, then the E-cores */
+    assert_cpu(m, 0, 0, 0, 0, "P");
+    assert_cpu(m, 1, 0, 0, 1, "P");
+    assert_cpu(m, 15, 0, 7, 1, "P");
+    assert_cpu(m, 16, 0, 8, 0, "E");
+    assert_cpu(m, 23, 0, 15, 0, "E");
+    assert_int_equal(m->types[1].threads_per_core, 1);
+    assert_true(m->types[1].ipc_factor < 1.0);
+    const struct hw_core_type *p = &m->types[0];
+    assert_int_equal(p->cstates[hw_cstate_index(p, "C10")].exit_latency_ns, 680 * SIM_NS_PER_US);
+    assert_int_equal(p->cstates[hw_cstate_index(p, "C1E")].mwait_hint, 0x01);
+    hw_machine_free(m);
+}
+
+static void test_rpl_h(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok("machines/rpl-h.ini");
+    assert_string_equal(m->cpu_model, "RAPTORLAKE_P");
+    assert_int_equal(m->ncores, 12);
+    assert_int_equal(m->ncpus, 16);
+    assert_topology_consistent(m);
+    /* as data/hosts/rpl0 pepc_topology: cpu0-7 on P-cores 0-3, cpu8-15 E-cores */
+    assert_cpu(m, 6, 0, 3, 0, "P");
+    assert_cpu(m, 7, 0, 3, 1, "P");
+    assert_cpu(m, 8, 0, 4, 0, "E");
+    assert_cpu(m, 15, 0, 11, 0, "E");
+    const struct hw_core_type *e = &m->types[1];
+    assert_int_equal(e->cstates[hw_cstate_index(e, "C6")].exit_latency_ns, 170 * SIM_NS_PER_US);
+    assert_int_equal(m->npkgstates, 3);
+    hw_machine_free(m);
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static void test_find(void **state)
+{
+    (void)state;
+    char out[256];
+    assert_int_equal(hw_machine_find("skx-2s", "tests/data/nowhere:machines", out, sizeof out), 0);
+    assert_string_equal(out, "machines/skx-2s.ini");
+    assert_int_equal(hw_machine_find("minimal", "machines:" FIXTURES, out, sizeof out), 0);
+    assert_string_equal(out, FIXTURES "minimal.ini");
+    assert_int_equal(hw_machine_find("no-such-machine", "machines", out, sizeof out), -1);
+    assert_int_equal(hw_machine_find("../machines/skx-2s", "machines", out, sizeof out), -1);
+    assert_int_equal(hw_machine_find("skx-2s", "machines", out, 8), -1); /* out too small */
+}
+
+static void test_calib_registry(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct hw_calib_desc *r = hw_calib_registry(&n);
+    assert_true(n >= 1);
+    for (size_t i = 0; i < n; i++) {
+        assert_non_null(r[i].unit);
+        assert_non_null(r[i].description);
+        assert_true(r[i].min <= r[i].default_value && r[i].default_value <= r[i].max);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_minimal_values),
+        cmocka_unit_test(test_power_interpolation),
+        cmocka_unit_test(test_split_hybrid),
+        cmocka_unit_test(test_skx_2s),
+        cmocka_unit_test(test_adl_desktop),
+        cmocka_unit_test(test_rpl_h),
+        cmocka_unit_test(test_find),
+        cmocka_unit_test(test_calib_registry),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
