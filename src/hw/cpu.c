@@ -20,19 +20,13 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->smt_poll_factor = hw_machine_calib(m, "smt_poll_factor");
     for (int t = 0; t < m->ntypes; t++)
         hw->freq_mhz[t] = m->types[t].base_mhz;
-    for (int c = 0; c < m->ncores; c++)
-        hw->core[c].cpu[0] = hw->core[c].cpu[1] = -1;
+    /* Every thread starts idle in its shallowest hardware state. */
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
-        struct hw_core_state *core = &hw->core[m->cpus[cpu].core];
-        core->type = m->cpus[cpu].type;
-        if (core->nthreads < 2)
-            core->cpu[core->nthreads++] = cpu;
-        /* Every thread starts idle in its shallowest hardware state. */
         hw->thr[cpu].mode = HW_THREAD_IDLE;
         hw->thr[cpu].cstate = 0;
     }
     for (int c = 0; c < m->ncores; c++) {
-        const struct hw_core_type *t = &m->types[hw->core[c].type];
+        const struct hw_core_type *t = &m->types[m->cores[c].type];
         hw->core[c].power_mw = t->ncstates > 0 ? t->cstates[0].core_power_mw : 0;
         hw->core_power_mw += hw->core[c].power_mw;
     }
@@ -53,12 +47,12 @@ static bool hw_thread_awake(const struct hw_thread *t)
 
 /* A core's power: active at its type's frequency when any thread is awake,
  * else the power of the shallowest C-state among its threads. */
-static double hw_core_power_mw(const struct hw_state *hw, const struct hw_core_state *core)
+static double hw_core_power_mw(const struct hw_state *hw, const struct hw_core *core)
 {
     const struct hw_core_type *t = &hw->m->types[core->type];
     int shallowest = HW_MAX_CSTATES;
     for (int i = 0; i < core->nthreads; i++) {
-        const struct hw_thread *th = &hw->thr[core->cpu[i]];
+        const struct hw_thread *th = &hw->thr[core->cpus[i]];
         if (hw_thread_awake(th))
             return hw_core_active_power_mw(t, hw->freq_mhz[core->type]);
         if (th->cstate < shallowest)
@@ -102,8 +96,9 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
     t->mode = mode;
     if (mode == HW_THREAD_IDLE || mode == HW_THREAD_WAKE)
         t->cstate = cstate;
-    struct hw_core_state *core = &hw->core[hw->m->cpus[cpu].core];
-    double p = hw_core_power_mw(hw, core);
+    int c = hw->m->cpus[cpu].core;
+    struct hw_core_state *core = &hw->core[c];
+    double p = hw_core_power_mw(hw, &hw->m->cores[c]);
     if (p != core->power_mw) {
         hw_energy_advance(hw, now_ns);
         hw->core_power_mw += p - core->power_mw;
@@ -113,10 +108,11 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
 
 int hw_thread_sibling(const struct hw_state *hw, int cpu)
 {
-    const struct hw_core_state *core = &hw->core[hw->m->cpus[cpu].core];
+    /* pmlab models at most two threads per core (HW_MAX_SMT). */
+    const struct hw_core *core = &hw->m->cores[hw->m->cpus[cpu].core];
     if (core->nthreads < 2)
         return -1;
-    return core->cpu[0] == cpu ? core->cpu[1] : core->cpu[0];
+    return core->cpus[0] == cpu ? core->cpus[1] : core->cpus[0];
 }
 
 double hw_thread_speed(const struct hw_state *hw, int cpu)

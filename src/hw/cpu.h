@@ -35,10 +35,8 @@ struct hw_thread {
     sim_time_t cstate_ns[HW_MAX_CSTATES];
 };
 
+/* Dynamic state of a core; its topology is the machine's struct hw_core. */
 struct hw_core_state {
-    int type;
-    int nthreads;
-    int cpu[2];                       /* logical CPUs of this core */
     double power_mw;                  /* current core power */
 };
 

@@ -25,7 +25,7 @@
 #define HW_MAX_CORE_TYPES 4
 #define HW_MAX_TURBO_BINS 64  /* max turbo frequency by number of active cores */
 #define HW_MAX_CALIB 32
-#define HW_MAX_SMT 4           /* threads per core */
+#define HW_MAX_SMT 2           /* threads per core: the SMT model (co-run, sibling state) is for 2 */
 
 /* A core idle state the hardware offers (what MWAIT with this hint does). The
  * driver's table (latency/residency the kernel believes) is kernel data and

@@ -20,15 +20,6 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static const struct rpt_comparison *csv_find_cmp(const struct rpt_results *r,
-                                                 const char *variant, const char *metric)
-{
-    for (int i = 0; i < r->ncmp; i++)
-        if (strcmp(r->cmp[i].variant, variant) == 0 && strcmp(r->cmp[i].metric, metric) == 0)
-            return &r->cmp[i];
-    return NULL;
-}
-
 static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
@@ -44,7 +35,7 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             csv_field(out, var->name);
             fprintf(out, ",%s,%s,%d,%.10g,%.10g,%.10g,%.10g", m->name, m->unit, m->n, m->mean,
                     m->stddev, m->ci_lo, m->ci_hi);
-            const struct rpt_comparison *c = csv_find_cmp(r, var->name, m->name);
+            const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
             if (c && v > 0)
                 fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%s\n", c->delta_pct, c->ci_lo_pct,
                         c->ci_hi_pct, c->p_value, c->verdict);

@@ -106,6 +106,15 @@ const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const c
     return NULL;
 }
 
+const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
+                                                 const char *metric)
+{
+    for (int i = 0; i < r->ncmp; i++)
+        if (strcmp(r->cmp[i].variant, variant) == 0 && strcmp(r->cmp[i].metric, metric) == 0)
+            return &r->cmp[i];
+    return NULL;
+}
+
 static const char *rpt_verdict(enum rpt_better better, double lo, double hi)
 {
     if (lo <= 0 && hi >= 0)

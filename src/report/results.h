@@ -88,6 +88,9 @@ void rpt_compare_all(struct rpt_results *r);
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
                         struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);
+/* The comparison of metric in variant against the first variant, or NULL. */
+const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
+                                                 const char *metric);
 void rpt_results_free(struct rpt_results *r);
 
 /* Output formats, one file each, registered by name. */

@@ -18,15 +18,6 @@ static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
     snprintf(buf, size, "%.*f ± %.*f", prec, m->mean, prec, half);
 }
 
-static const struct rpt_comparison *table_find_cmp(const struct rpt_results *r,
-                                                   const char *variant, const char *metric)
-{
-    for (int i = 0; i < r->ncmp; i++)
-        if (strcmp(r->cmp[i].variant, variant) == 0 && strcmp(r->cmp[i].metric, metric) == 0)
-            return &r->cmp[i];
-    return NULL;
-}
-
 static void table_header(const struct rpt_results *r, FILE *out)
 {
     fprintf(out, "pmlab %s  scenario %s%s\n", PMLAB_VERSION, r->scenario, r->quick ? " (quick)" : "");
@@ -74,7 +65,7 @@ static void table_metrics(const struct rpt_results *r, FILE *out)
         for (int v = 1; v < r->nvariants; v++) {
             const struct rpt_variant *var = &r->variants[v];
             const struct rpt_metric *mv = rpt_variant_metric(var, m->name);
-            const struct rpt_comparison *c = table_find_cmp(r, var->name, m->name);
+            const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
             if (v > 1)
                 fprintf(out, "\n%-22s %-7s %-22s", "", "", "");
             if (!mv || !c) {
