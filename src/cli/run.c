@@ -28,6 +28,8 @@ static void run_usage(void)
            "  --seed N                 base random seed (default: the scenario's)\n"
            "  --jobs N                 worker threads (default: all online CPUs)\n"
            "  --quick                  the scenario's [quick] configuration: fewer, shorter runs\n"
+           "  --variant NAME           run only this variant (repeatable); each keeps the random\n"
+           "                           streams it has in a full run, so its numbers are the same\n"
            "  --quiet                  no progress line or summary on stderr\n"
            "  -h, --help               this text\n"
            "\n"
@@ -35,8 +37,12 @@ static void run_usage(void)
            "whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input.\n");
 }
 
+#define RUN_MAX_SELECT 64
+
 struct run_args {
     const char *scenario;
+    const char *select[RUN_MAX_SELECT]; /* --variant names */
+    int nselect;
     const char *format;
     const char *output;
     struct runner_opts opts;
@@ -61,6 +67,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "reps", required_argument, NULL, 'r' },   { "seed", required_argument, NULL, 's' },
         { "jobs", required_argument, NULL, 'j' },   { "quick", no_argument, NULL, 'q' },
         { "quiet", no_argument, NULL, 'Q' },        { "help", no_argument, NULL, 'h' },
+        { "variant", required_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -87,6 +94,13 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
             a->opts.jobs = (int)v;
             break;
         case 'q': a->opts.quick = true; break;
+        case 'V':
+            if (a->nselect == RUN_MAX_SELECT) {
+                fprintf(stderr, "pmlab run: at most %d --variant options\n", RUN_MAX_SELECT);
+                return -1;
+            }
+            a->select[a->nselect++] = optarg;
+            break;
         case 'Q': a->quiet = true; break;
         case 'h': return 1;
         default: return -1;
@@ -98,6 +112,28 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
     }
     a->scenario = argv[optind];
     return 0;
+}
+
+/* Resolve --variant names into ascending scenario indices in sel. */
+static int run_select_variants(const struct run_args *a, const struct scenario *s, int *sel)
+{
+    int n = 0;
+    for (int v = 0; v < s->nvariants; v++)
+        for (int i = 0; i < a->nselect; i++)
+            if (strcmp(a->select[i], s->variants[v].name) == 0) {
+                sel[n++] = v;
+                break;
+            }
+    for (int i = 0; i < a->nselect; i++) {
+        bool found = false;
+        for (int v = 0; v < s->nvariants; v++)
+            found |= strcmp(a->select[i], s->variants[v].name) == 0;
+        if (!found) {
+            fprintf(stderr, "pmlab run: --variant: %s has no variant '%s'\n", s->path, a->select[i]);
+            return -1;
+        }
+    }
+    return n;
 }
 
 static int run_report(const struct rpt_format *fmt, const struct rpt_results *r, FILE *out,
@@ -131,6 +167,15 @@ static int run_main(int argc, char **argv)
     if (!s) {
         fprintf(stderr, "%s\n", d.msg);
         return EXIT_BAD_INPUT;
+    }
+    int sel[RUN_MAX_SELECT];
+    if (a.nselect) {
+        a.opts.nvariants = run_select_variants(&a, s, sel);
+        if (a.opts.nvariants < 0) {
+            scenario_free(s);
+            return EXIT_BAD_INPUT;
+        }
+        a.opts.variants = sel;
     }
     /* Open the output before running, so a bad path fails at once. */
     FILE *out = a.output ? fopen(a.output, "w") : stdout;

@@ -29,6 +29,8 @@ struct pool {
     const struct scenario *s;
     const void *wl_cfg;
     uint64_t seed;
+    int *vsel;                 /* [nvar] scenario index of each variant run */
+    int nvar;
     int reps, npoints, njobs;
     struct job_slot *slot;
     atomic_int next;
@@ -44,8 +46,9 @@ static void job_decode(const struct pool *p, int j, int *variant, int *rep, int 
 
 static void job_run(struct pool *p, int j)
 {
-    int v, rep, point;
-    job_decode(p, j, &v, &rep, &point);
+    int sel, rep, point;
+    job_decode(p, j, &sel, &rep, &point);
+    int v = p->vsel[sel];
     const struct scenario *s = p->s;
     struct world w;
     struct world_key key = {
@@ -138,11 +141,11 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     r->machine_desc = xstrdup(s->machine->description);
     r->seed = p->seed;
     r->reps = p->reps;
-    r->nvariants = s->nvariants;
-    r->variants = xcalloc((size_t)s->nvariants, sizeof *r->variants);
+    r->nvariants = p->nvar;
+    r->variants = xcalloc((size_t)p->nvar, sizeof *r->variants);
     struct rpt_metric_set *sets = xcalloc((size_t)p->reps, sizeof *sets);
-    for (int v = 0; v < s->nvariants; v++) {
-        const struct scenario_variant *sv = &s->variants[v];
+    for (int v = 0; v < p->nvar; v++) {
+        const struct scenario_variant *sv = &s->variants[p->vsel[v]];
         struct rpt_variant *rv = &r->variants[v];
         rv->name = xstrdup(sv->name);
         rv->kernel = xstrdup(sv->kernel ? sv->kernel : "");
@@ -168,7 +171,7 @@ static int runner_first_failure(const struct pool *p, char *err, size_t errsize)
         int v, rep, point;
         job_decode(p, j, &v, &rep, &point);
         snprintf(err, errsize, "variant %s, replication %d, load point %d: %s",
-                 p->s->variants[v].name, rep, point, p->slot[j].msg);
+                 p->s->variants[p->vsel[v]].name, rep, point, p->slot[j].msg);
         return -1;
     }
     return 0;
@@ -182,7 +185,11 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
     p.seed = o->seed_set ? o->seed : s->seed;
     p.reps = o->reps > 0 ? o->reps : o->quick ? s->quick_replications : s->replications;
     p.npoints = s->wl->nload_points ? s->wl->nload_points(p.wl_cfg) : 1;
-    p.njobs = s->nvariants * p.reps * p.npoints;
+    p.nvar = o->variants ? o->nvariants : s->nvariants;
+    p.vsel = xcalloc((size_t)p.nvar, sizeof *p.vsel);
+    for (int i = 0; i < p.nvar; i++)
+        p.vsel[i] = o->variants ? o->variants[i] : i;
+    p.njobs = p.nvar * p.reps * p.npoints;
     p.slot = xcalloc((size_t)p.njobs, sizeof *p.slot);
     int nthreads = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1)
@@ -203,5 +210,6 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
     }
     stats->wall_s = now_s() - t0;
     free(p.slot);
+    free(p.vsel);
     return rc;
 }

@@ -20,6 +20,11 @@ struct runner_opts {
     uint64_t seed;       /* overrides the scenario's when seed_set */
     bool quick;          /* run the scenario's [quick] configuration */
     bool progress;       /* one updating line on stderr */
+    /* Run only these variants (indices into the scenario, ascending); NULL =
+     * all. Each keeps its own random streams, so its numbers are the ones it
+     * has in a full run: any run can be reproduced alone. */
+    const int *variants;
+    int nvariants;
 };
 
 struct runner_stats {

@@ -45,6 +45,13 @@ head -1 "$T/out.csv" | grep -q '^scenario,machine,variant,metric,unit,n,mean,std
 [ "$(grep -c '^example-rr,skx-2s,idle-poll,' "$T/out.csv")" -ge 10 ] || fail "csv rows"
 ok "csv"
 
+# One variant alone reproduces its numbers from the full run (per-run streams).
+"$P" run "$S" --quick --quiet --format csv --variant idle-poll >"$T/alone.csv" || fail "--variant run"
+grep '^example-rr,skx-2s,idle-poll,' "$T/out.csv" | cut -d, -f1-10 >"$T/full-ip"
+grep '^example-rr,skx-2s,idle-poll,' "$T/alone.csv" | cut -d, -f1-10 >"$T/alone-ip"
+[ -s "$T/alone-ip" ] && cmp -s "$T/full-ip" "$T/alone-ip" || fail "--variant idle-poll differs from the full run"
+ok "a variant run alone reproduces the full run"
+
 # Direction of effects: idle=poll keeps cores in C0 (more power, ~100 % busy);
 # cpuidle.off=1 without a cpuidle driver changes nothing (noise).
 verdict() { # variant metric -> verdict from the CSV
@@ -78,6 +85,7 @@ expect_exit 2 "$P" run "$S" --jobs x
 expect_exit 2 "$P" run
 expect_exit 2 "$P" frobnicate
 expect_exit 2 "$P" run "$S" --output /nonexistent-dir/out.txt
+expect_exit 2 "$P" run "$S" --variant nosuch
 expect_exit 1 "$P" run tests/data/scenarios/overload.ini --quiet
 grep -q 'variant a, replication 0, load point 0: overloaded' "$T/e" || fail "overload message: $(cat "$T/e")"
 expect_exit 0 "$P" run --help
