@@ -9,7 +9,7 @@
  * children with an ordinary branch. It supports no cancel (entries do not
  * record where they are), which only makes its job easier.
  *
- * Header-only because every bench/*.c is built as its own program. */
+ * Header-only because every .c file in bench/ is built as its own program. */
 #ifndef PMLAB_BENCH_REF_BINHEAP_H
 #define PMLAB_BENCH_REF_BINHEAP_H
 
@@ -72,12 +72,10 @@ static inline void ref_binheap_push(struct ref_binheap *h, int64_t time, void *i
     h->a[i] = e;
 }
 
-/* Remove the earliest entry into *out; returns 0 if the heap was empty. */
-static inline int ref_binheap_pop(struct ref_binheap *h, struct ref_binheap_entry *out)
+/* Remove and return the earliest entry; the heap must not be empty. */
+static inline struct ref_binheap_entry ref_binheap_pop(struct ref_binheap *h)
 {
-    if (h->count == 0)
-        return 0;
-    *out = h->a[0];
+    struct ref_binheap_entry top = h->a[0];
     struct ref_binheap_entry last = h->a[--h->count];
     size_t n = h->count;
     size_t i = 0;
@@ -94,7 +92,7 @@ static inline int ref_binheap_pop(struct ref_binheap *h, struct ref_binheap_entr
     }
     if (n > 0)
         h->a[i] = last;
-    return 1;
+    return top;
 }
 
 #endif

@@ -1,0 +1,168 @@
+/* Runner: jobs over variant x replication x load point, combine() over load
+ * points, and results independent of the number of threads and of which
+ * variants run. Uses a test-only workload whose metric is a draw from the
+ * job's own random stream. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/runner.h"
+#include "world.h"
+
+struct fake_cfg {
+    int npoints;
+};
+
+static int fake_npoints(const void *cfg)
+{
+    return ((const struct fake_cfg *)cfg)->npoints;
+}
+
+/* Metric "draw": a uniform from the job's arrival stream plus 10 x load point,
+ * so both the stream and the point index are visible in the result. */
+static int fake_run(struct world *w, const void *cfg, int point, struct rpt_metric_set *out,
+                    char *msg, size_t msgsize)
+{
+    (void)cfg, (void)msg, (void)msgsize;
+    double u = sim_rng_uniform(&w->rng[WORLD_STREAM_ARRIVAL]);
+    rpt_set_put(out, "draw", "", RPT_HIGHER_BETTER, 10.0 * point + u);
+    return 0;
+}
+
+static void fake_combine(const void *cfg, const struct rpt_metric_set *pts, int n,
+                         struct rpt_metric_set *out)
+{
+    (void)cfg;
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += rpt_set_get(&pts[i], "draw")->value;
+    rpt_set_put(out, "sum", "", RPT_HIGHER_BETTER, sum);
+    rpt_set_put(out, "points", "", RPT_NEUTRAL, n);
+}
+
+static const struct wl_param fake_params[] = { { NULL, 0, 0, 0, 0, NULL, NULL } };
+static const struct wl_ops fake_ops = {
+    .name = "fake", .desc = "test", .params = fake_params, .config_size = sizeof(struct fake_cfg),
+    .nload_points = fake_npoints, .run = fake_run, .combine = fake_combine,
+};
+
+static struct scenario *fake_scenario(struct fake_cfg *cfg, int nvariants)
+{
+    struct scenario *s = calloc(1, sizeof *s);
+    struct diag d = { 0 };
+    s->machine = hw_machine_load("machines/rpl-h.ini", &d);
+    if (!s->machine)
+        fail_msg("%s", d.msg);
+    strcpy(s->name, "fake");
+    s->seed = 99;
+    s->replications = 4;
+    s->wl = &fake_ops;
+    s->wl_cfg = s->wl_cfg_quick = cfg;
+    s->nvariants = nvariants;
+    s->variants = calloc((size_t)nvariants, sizeof *s->variants);
+    for (int v = 0; v < nvariants; v++) {
+        snprintf(s->variants[v].name, sizeof s->variants[v].name, "v%d", v);
+        kparams_init(&s->variants[v].kp);
+    }
+    return s;
+}
+
+static void fake_free(struct scenario *s)
+{
+    for (int v = 0; v < s->nvariants; v++)
+        kparams_destroy(&s->variants[v].kp);
+    free(s->variants);
+    hw_machine_free(s->machine);
+    free(s);
+}
+
+static void run_ok(const struct scenario *s, struct runner_opts *o, struct rpt_results *r)
+{
+    struct runner_stats st;
+    char err[256];
+    assert_int_equal(runner_run(s, o, r, &st, err, sizeof err), 0);
+}
+
+static void test_points_combined_and_thread_independent(void **state)
+{
+    (void)state;
+    struct fake_cfg cfg = { .npoints = 3 };
+    struct scenario *s = fake_scenario(&cfg, 3);
+    struct runner_opts o1 = { .jobs = 1 }, o2 = { .jobs = 2 };
+    struct rpt_results r1, r2;
+    run_ok(s, &o1, &r1);
+    run_ok(s, &o2, &r2);
+    assert_int_equal(r1.nvariants, 3);
+    assert_int_equal(r1.reps, 4);
+    for (int v = 0; v < 3; v++) {
+        const struct rpt_metric *a = rpt_variant_metric(&r1.variants[v], "sum");
+        const struct rpt_metric *b = rpt_variant_metric(&r2.variants[v], "sum");
+        assert_int_equal(a->n, 4);
+        assert_float_equal(rpt_variant_metric(&r1.variants[v], "points")->mean, 3, 0);
+        for (int rep = 0; rep < 4; rep++) {
+            /* 0 + 10 + 20 plus three uniforms in [0, 1). */
+            assert_true(a->values[rep] >= 30 && a->values[rep] < 33);
+            assert_memory_equal(&a->values[rep], &b->values[rep], sizeof(double));
+            if (rep > 0)
+                assert_true(a->values[rep] != a->values[rep - 1]);
+        }
+    }
+    /* Variants draw from different streams. */
+    assert_true(r1.variants[0].metrics[0].values[0] != r1.variants[1].metrics[0].values[0]);
+    assert_int_equal(r1.ncmp, 2 * 2);
+    rpt_results_free(&r1);
+    rpt_results_free(&r2);
+    fake_free(s);
+}
+
+static void test_selected_variant_reproduces(void **state)
+{
+    (void)state;
+    struct fake_cfg cfg = { .npoints = 2 };
+    struct scenario *s = fake_scenario(&cfg, 3);
+    int only[1] = { 2 };
+    struct runner_opts all = { .jobs = 2 }, one = { .jobs = 1, .variants = only, .nvariants = 1 };
+    struct rpt_results ra, r1;
+    run_ok(s, &all, &ra);
+    run_ok(s, &one, &r1);
+    assert_int_equal(r1.nvariants, 1);
+    assert_string_equal(r1.variants[0].name, "v2");
+    assert_memory_equal(rpt_variant_metric(&ra.variants[2], "sum")->values,
+                        rpt_variant_metric(&r1.variants[0], "sum")->values, 4 * sizeof(double));
+    assert_int_equal(r1.ncmp, 0);
+    rpt_results_free(&ra);
+    rpt_results_free(&r1);
+    fake_free(s);
+}
+
+static void test_seed_override(void **state)
+{
+    (void)state;
+    struct fake_cfg cfg = { .npoints = 1 };
+    struct scenario *s = fake_scenario(&cfg, 1);
+    struct runner_opts a = { .jobs = 1 }, b = { .jobs = 1, .seed_set = true, .seed = 100 };
+    struct rpt_results ra, rb;
+    run_ok(s, &a, &ra);
+    run_ok(s, &b, &rb);
+    assert_int_equal(ra.seed, 99);
+    assert_int_equal(rb.seed, 100);
+    assert_true(ra.variants[0].metrics[0].values[0] != rb.variants[0].metrics[0].values[0]);
+    rpt_results_free(&ra);
+    rpt_results_free(&rb);
+    fake_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_points_combined_and_thread_independent),
+        cmocka_unit_test(test_selected_variant_reproduces),
+        cmocka_unit_test(test_seed_override),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
