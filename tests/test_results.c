@@ -96,11 +96,42 @@ static void test_set_put_replaces(void **state)
     rpt_set_free(&s);
 }
 
+static void test_series_gathered_per_rep(void **state)
+{
+    (void)state;
+    static const char *const cols[] = { "ir", "p99_us" };
+    struct rpt_metric_set sets[2] = { 0 }, copy = { 0 };
+    for (int r = 0; r < 2; r++) {
+        rpt_set_put(&sets[r], "m", "", RPT_NEUTRAL, r);
+        for (int i = 0; i < 40; i++) {
+            double row[2] = { i, 100.0 * r + i };
+            rpt_set_series_row(&sets[r], "rt_curve", cols, 2, row);
+        }
+    }
+    rpt_set_copy(&copy, &sets[1]);
+    assert_int_equal(rpt_set_series(&copy, "rt_curve")->nrows, 40);
+    struct rpt_variant v = { 0 };
+    rpt_variant_summarize(&v, sets, 2);
+    assert_int_equal(v.nseries, 1);
+    assert_string_equal(v.series[0].name, "rt_curve");
+    assert_int_equal(v.series[0].nreps, 2);
+    assert_string_equal(v.series[0].rep[1].cols[1], "p99_us");
+    assert_float_equal(v.series[0].rep[1].rows[2 * 39 + 1], 139, 0);
+    struct rpt_results r = { .variants = &v, .nvariants = 1 };
+    struct rpt_variant *heap = calloc(1, sizeof *heap);
+    *heap = v;
+    r.variants = heap;
+    rpt_results_free(&r);
+    rpt_set_free(&copy);
+    rpt_set_free(&sets[0]);
+    rpt_set_free(&sets[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ci), cmocka_unit_test(test_welch), cmocka_unit_test(test_noise),
-        cmocka_unit_test(test_set_put_replaces),
+        cmocka_unit_test(test_set_put_replaces), cmocka_unit_test(test_series_gathered_per_rep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,31 @@ static json_t *json_metric(const struct rpt_metric *m)
     return o;
 }
 
+/* {"columns": [...], "replications": [[row, ...] per replication]} */
+static json_t *json_series(const struct rpt_variant_series *vs)
+{
+    json_t *o = json_object();
+    json_t *cols = json_array();
+    int ncols = vs->nreps > 0 ? vs->rep[0].ncols : 0;
+    for (int c = 0; c < ncols; c++)
+        json_array_append_new(cols, json_string(vs->rep[0].cols[c]));
+    json_object_set_new(o, "columns", cols);
+    json_t *reps = json_array();
+    for (int r = 0; r < vs->nreps; r++) {
+        const struct rpt_series *sr = &vs->rep[r];
+        json_t *rows = json_array();
+        for (int i = 0; i < sr->nrows; i++) {
+            json_t *row = json_array();
+            for (int c = 0; c < sr->ncols; c++)
+                json_array_append_new(row, json_num(sr->rows[(size_t)i * (size_t)sr->ncols + (size_t)c]));
+            json_array_append_new(rows, row);
+        }
+        json_array_append_new(reps, rows);
+    }
+    json_object_set_new(o, "replications", reps);
+    return o;
+}
+
 static json_t *json_variant(const struct rpt_variant *v)
 {
     json_t *o = json_object();
@@ -45,6 +70,12 @@ static json_t *json_variant(const struct rpt_variant *v)
     for (int i = 0; i < v->nmetrics; i++)
         json_object_set_new(metrics, v->metrics[i].name, json_metric(&v->metrics[i]));
     json_object_set_new(o, "metrics", metrics);
+    if (v->nseries > 0) {
+        json_t *series = json_object();
+        for (int i = 0; i < v->nseries; i++)
+            json_object_set_new(series, v->series[i].name, json_series(&v->series[i]));
+        json_object_set_new(o, "series", series);
+    }
     return o;
 }
 

@@ -42,16 +42,96 @@ const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const
     return NULL;
 }
 
+const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name)
+{
+    for (int i = 0; i < s->nseries; i++)
+        if (strcmp(s->series[i].name, name) == 0)
+            return &s->series[i];
+    return NULL;
+}
+
+static struct rpt_series *rpt_series_new(struct rpt_metric_set *s, const char *name,
+                                         const char *const *cols, int ncols)
+{
+    s->series = xreallocarray(s->series, (size_t)s->nseries + 1, sizeof *s->series);
+    struct rpt_series *sr = &s->series[s->nseries++];
+    memset(sr, 0, sizeof *sr);
+    str_copy(sr->name, sizeof sr->name, name);
+    sr->ncols = ncols < RPT_SERIES_MAX_COLS ? ncols : RPT_SERIES_MAX_COLS;
+    for (int c = 0; c < sr->ncols; c++)
+        str_copy(sr->cols[c], sizeof sr->cols[c], cols[c]);
+    return sr;
+}
+
+static void rpt_series_append(struct rpt_series *sr, const double *row)
+{
+    if (sr->nrows == sr->caprows) {
+        sr->caprows = sr->caprows ? sr->caprows * 2 : 32;
+        sr->rows = xreallocarray(sr->rows, (size_t)sr->caprows * (size_t)sr->ncols, sizeof *sr->rows);
+    }
+    memcpy(sr->rows + (size_t)sr->nrows * (size_t)sr->ncols, row, (size_t)sr->ncols * sizeof *row);
+    sr->nrows++;
+}
+
+void rpt_set_series_row(struct rpt_metric_set *s, const char *name, const char *const *cols,
+                        int ncols, const double *row)
+{
+    struct rpt_series *sr = (struct rpt_series *)rpt_set_series(s, name);
+    if (!sr)
+        sr = rpt_series_new(s, name, cols, ncols);
+    rpt_series_append(sr, row);
+}
+
+static void rpt_series_copy(struct rpt_series *dst, const struct rpt_series *src)
+{
+    *dst = *src;
+    dst->caprows = src->nrows;
+    dst->rows = xcalloc((size_t)src->nrows * (size_t)src->ncols + 1, sizeof *dst->rows);
+    memcpy(dst->rows, src->rows, (size_t)src->nrows * (size_t)src->ncols * sizeof *dst->rows);
+}
+
 void rpt_set_copy(struct rpt_metric_set *dst, const struct rpt_metric_set *src)
 {
     for (int i = 0; i < src->n; i++)
         rpt_set_put(dst, src->m[i].name, src->m[i].unit, src->m[i].better, src->m[i].value);
+    for (int i = 0; i < src->nseries; i++) {
+        const struct rpt_series *sr = &src->series[i];
+        struct rpt_series *d = rpt_series_new(dst, sr->name, NULL, 0);
+        free(d->rows);
+        rpt_series_copy(d, sr);
+    }
 }
 
 void rpt_set_free(struct rpt_metric_set *s)
 {
+    for (int i = 0; i < s->nseries; i++)
+        free(s->series[i].rows);
+    free(s->series);
     free(s->m);
     memset(s, 0, sizeof *s);
+}
+
+/* Gather each replication's copy of every series into v->series. */
+static void rpt_variant_gather_series(struct rpt_variant *v, const struct rpt_metric_set *sets,
+                                      int reps)
+{
+    for (int r = 0; r < reps; r++) {
+        for (int i = 0; i < sets[r].nseries; i++) {
+            const struct rpt_series *sr = &sets[r].series[i];
+            struct rpt_variant_series *vs = NULL;
+            for (int k = 0; k < v->nseries && !vs; k++)
+                if (strcmp(v->series[k].name, sr->name) == 0)
+                    vs = &v->series[k];
+            if (!vs) {
+                v->series = xreallocarray(v->series, (size_t)v->nseries + 1, sizeof *v->series);
+                vs = &v->series[v->nseries++];
+                memset(vs, 0, sizeof *vs);
+                str_copy(vs->name, sizeof vs->name, sr->name);
+                vs->rep = xcalloc((size_t)reps, sizeof *vs->rep);
+            }
+            rpt_series_copy(&vs->rep[vs->nreps++], sr);
+        }
+    }
 }
 
 static void rpt_metric_finish(struct rpt_metric *m)
@@ -96,6 +176,7 @@ void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *s
     }
     for (int i = 0; i < v->nmetrics; i++)
         rpt_metric_finish(&v->metrics[i]);
+    rpt_variant_gather_series(v, sets, reps);
 }
 
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name)
@@ -186,6 +267,12 @@ void rpt_results_free(struct rpt_results *r)
         for (int i = 0; i < var->nmetrics; i++)
             free(var->metrics[i].values);
         free(var->metrics);
+        for (int i = 0; i < var->nseries; i++) {
+            for (int k = 0; k < var->series[i].nreps; k++)
+                free(var->series[i].rep[k].rows);
+            free(var->series[i].rep);
+        }
+        free(var->series);
         free(var->name);
         free(var->kernel);
         free(var->patches);

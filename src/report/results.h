@@ -29,15 +29,35 @@ struct rpt_metric_value {
     double value;
 };
 
+#define RPT_SERIES_MAX_COLS 8
+
+/* A named table a run produces besides its metrics (jbb's RT curve: one row
+ * per injection step). Rows are doubles, row-major. */
+struct rpt_series {
+    char name[RPT_NAME_MAX];
+    int ncols;
+    char cols[RPT_SERIES_MAX_COLS][RPT_NAME_MAX];
+    double *rows;            /* [nrows * ncols] */
+    int nrows, caprows;
+};
+
 struct rpt_metric_set {
     struct rpt_metric_value *m;
     int n, cap;
+    struct rpt_series *series;
+    int nseries;
 };
 
 /* Set (or replace) metric name in s. */
 void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
                  enum rpt_better better, double value);
 const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name);
+/* Append a row to series name of s, creating it with columns cols[ncols] on
+ * first use (later calls must pass the same columns). */
+void rpt_set_series_row(struct rpt_metric_set *s, const char *name, const char *const *cols,
+                        int ncols, const double *row);
+const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name);
+/* Copy metrics and series of src into dst. */
 void rpt_set_copy(struct rpt_metric_set *dst, const struct rpt_metric_set *src);
 void rpt_set_free(struct rpt_metric_set *s);
 
@@ -52,10 +72,19 @@ struct rpt_metric {
     double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df); = mean when n < 2 */
 };
 
+/* A series of one variant: one table per replication (in replication order). */
+struct rpt_variant_series {
+    char name[RPT_NAME_MAX];
+    int nreps;
+    struct rpt_series *rep;  /* [nreps] */
+};
+
 struct rpt_variant {
     char *name, *kernel, *patches, *cmdline, *sysfs, *config;
     struct rpt_metric *metrics;
     int nmetrics;
+    struct rpt_variant_series *series;
+    int nseries;
 };
 
 struct rpt_comparison {
