@@ -4,6 +4,7 @@
 #   make            release binary ./pmlab
 #   make test       unit + CLI tests, on the release build and the ASan+UBSan build
 #   make bench      benchmarks (BENCH <name> <value> <unit> lines)
+#   make bench-compare  mmc-sleep on pmlab, ns-3 and SimPy side by side
 #   make asan       sanitizer build only (build/asan/pmlab)
 #   make run-seeds  the main job: every scenario in scenarios/
 
@@ -37,7 +38,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Test and bench objects are not intermediate: keep them between runs.
 .SECONDARY:
 
-.PHONY: all asan test unit-tests cli-tests bench run-seeds clean
+.PHONY: all asan test unit-tests cli-tests bench bench-compare run-seeds clean
 all: pmlab
 
 pmlab: $(B)/pmlab
@@ -85,6 +86,12 @@ bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench
 	@set -e; for b in $(BENCH_BIN); do $$b; done
 	@sh bench/scenario.sh build/rel/pmlab
+
+# pmlab vs ns-3 vs SimPy on the mmc-sleep model (bench/compare.sh); each
+# simulator that is not installed is skipped.
+bench-compare:
+	$(MAKE) V=rel build-bench
+	@sh bench/compare.sh
 
 run-seeds: pmlab
 	@set -e; for s in scenarios/*.ini; do ./pmlab run "$$s"; done
