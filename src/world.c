@@ -19,16 +19,30 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
         sim_rng_init(&w->rng[s], &rk);
     }
     hw_state_init(&w->hw, m);
+    idle_init(w);
     sched_init(w);
 }
 
 void world_destroy(struct world *w)
 {
     sched_destroy(w);
+    idle_destroy(w);
     hw_state_destroy(&w->hw);
     for (int s = 0; s < WORLD_NSTREAMS; s++)
         sim_rng_destroy(&w->rng[s]);
     sim_eventq_destroy(&w->q);
+}
+
+void world_measure_reset(struct world *w)
+{
+    hw_measure_reset(&w->hw, w->q.now_ns);
+    idle_measure_reset(w, w->q.now_ns);
+}
+
+void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
+{
+    hw_collect_metrics(&w->hw, w->q.now_ns, out);
+    idle_collect_metrics(w, w->q.now_ns, out);
 }
 
 void world_run_until(struct world *w, sim_time_t end_ns)

@@ -12,6 +12,7 @@
 #include "hw/cpu.h"
 #include "hw/machine.h"
 #include "kernel/params.h"
+#include "kernel/sched/idle.h"
 #include "kernel/sched/sched.h"
 #include "sim/eventq.h"
 #include "sim/rng.h"
@@ -22,6 +23,7 @@ enum world_stream {
     WORLD_STREAM_ARRIVAL,
     WORLD_STREAM_SERVICE,
     WORLD_STREAM_PLACEMENT,
+    WORLD_STREAM_TIMERS,
     WORLD_NSTREAMS,
 };
 
@@ -31,6 +33,7 @@ struct world {
     const struct kparams *kp;
     struct sim_rng rng[WORLD_NSTREAMS];
     struct hw_state hw;       /* per-thread and per-core physical state, energy */
+    struct idle_sys idle;     /* cpuidle driver, governor, per-CPU idle loop */
     struct sched sched;       /* runqueues, tasks, idle entry */
     uint64_t nevents;         /* events handled, for the events/s figure */
     void *wl_state;           /* the running workload's state */
@@ -45,6 +48,10 @@ struct world_key {
 void world_init(struct world *w, const struct hw_machine *m, const struct kparams *kp,
                 const struct world_key *key);
 void world_destroy(struct world *w);
+/* Start the measurement window now: machine and idle-state accumulators. */
+void world_measure_reset(struct world *w);
+/* The machine and idle metrics of the window so far (DESIGN.md §7). */
+void world_collect_metrics(struct world *w, struct rpt_metric_set *out);
 /* Run the event loop until simulated time end_ns (events at end_ns included). */
 void world_run_until(struct world *w, sim_time_t end_ns);
 

@@ -1,13 +1,25 @@
-/* cpu: per-thread physical state, speed and energy, see cpu.h.
+/* cpu: per-thread, per-core and per-package physical state, speed and
+ * energy, see cpu.h.
  *
  * Frequencies: until a cpufreq model drives them, every core type runs at its
  * base frequency (what firmware leaves when no cpufreq driver loads). */
 #include "hw/cpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/xalloc.h"
+
+static void hw_resolve_pkgstates(struct hw_state *hw)
+{
+    const struct hw_machine *m = hw->m;
+    hw->pkg_core_cstate = xcalloc((size_t)m->ntypes * HW_MAX_PKGSTATES, sizeof(int));
+    for (int t = 0; t < m->ntypes; t++)
+        for (int p = 0; p < m->npkgstates; p++)
+            hw->pkg_core_cstate[t * HW_MAX_PKGSTATES + p] =
+                hw_cstate_index(&m->types[t], m->pkgstates[p].core_cstate);
+}
 
 void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
 {
@@ -15,55 +27,46 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->m = m;
     hw->thr = xcalloc((size_t)m->ncpus, sizeof *hw->thr);
     hw->core = xcalloc((size_t)m->ncores, sizeof *hw->core);
+    hw->pkg = xcalloc((size_t)m->packages, sizeof *hw->pkg);
     hw->freq_mhz = xcalloc((size_t)m->ntypes, sizeof *hw->freq_mhz);
     hw->smt_corun_factor = hw_machine_calib(m, "smt_corun_factor");
     hw->smt_poll_factor = hw_machine_calib(m, "smt_poll_factor");
+    hw->ibrs_sibling_factor = hw_machine_calib(m, "ibrs_sibling_factor");
+    hw_resolve_pkgstates(hw);
     for (int t = 0; t < m->ntypes; t++)
         hw->freq_mhz[t] = m->types[t].base_mhz;
-    /* Every thread starts idle in its shallowest hardware state. */
-    for (int cpu = 0; cpu < m->ncpus; cpu++) {
-        hw->thr[cpu].mode = HW_THREAD_IDLE;
-        hw->thr[cpu].cstate = 0;
-    }
+    /* Every thread starts awake and polling-free in C0 ("running" nothing);
+     * the idle loop puts each into its idle state at time 0. */
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        hw->thr[cpu].mode = HW_THREAD_RUN;
     for (int c = 0; c < m->ncores; c++) {
         const struct hw_core_type *t = &m->types[m->cores[c].type];
-        hw->core[c].power_mw = t->ncstates > 0 ? t->cstates[0].core_power_mw : 0;
+        hw->core[c].cstate = -1;
+        hw->core[c].power_mw = hw_core_active_power_mw(t, hw->freq_mhz[m->cores[c].type]);
         hw->core_power_mw += hw->core[c].power_mw;
     }
+    for (int p = 0; p < m->packages; p++) {
+        hw->pkg[p].pkgstate = -1;
+        hw->pkg[p].power_mw = m->pkg_active_power_mw;
+    }
+    hw->power_mw = hw->core_power_mw + m->packages * m->pkg_active_power_mw;
 }
 
 void hw_state_destroy(struct hw_state *hw)
 {
     free(hw->thr);
     free(hw->core);
+    free(hw->pkg);
     free(hw->freq_mhz);
+    free(hw->pkg_core_cstate);
     memset(hw, 0, sizeof *hw);
-}
-
-static bool hw_thread_awake(const struct hw_thread *t)
-{
-    return t->mode != HW_THREAD_IDLE;
-}
-
-/* A core's power: active at its type's frequency when any thread is awake,
- * else the power of the shallowest C-state among its threads. */
-static double hw_core_power_mw(const struct hw_state *hw, const struct hw_core *core)
-{
-    const struct hw_core_type *t = &hw->m->types[core->type];
-    int shallowest = HW_MAX_CSTATES;
-    for (int i = 0; i < core->nthreads; i++) {
-        const struct hw_thread *th = &hw->thr[core->cpus[i]];
-        if (hw_thread_awake(th))
-            return hw_core_active_power_mw(t, hw->freq_mhz[core->type]);
-        if (th->cstate < shallowest)
-            shallowest = th->cstate;
-    }
-    return t->cstates[shallowest].core_power_mw;
 }
 
 static void hw_energy_advance(struct hw_state *hw, sim_time_t now_ns)
 {
-    hw->core_energy_mw_ns += hw->core_power_mw * (double)(now_ns - hw->power_since_ns);
+    double dt = (double)(now_ns - hw->power_since_ns);
+    hw->energy_mw_ns += hw->power_mw * dt;
+    hw->core_energy_mw_ns += hw->core_power_mw * dt;
     hw->power_since_ns = now_ns;
 }
 
@@ -88,6 +91,81 @@ static void hw_thread_account(struct hw_thread *t, sim_time_t now_ns)
     t->since_ns = now_ns;
 }
 
+/* The core's C-state: the shallowest requested by its threads, -1 if any
+ * thread is awake. */
+static int hw_core_cstate_of(const struct hw_state *hw, const struct hw_core *core)
+{
+    int shallowest = HW_MAX_CSTATES;
+    for (int i = 0; i < core->nthreads; i++) {
+        const struct hw_thread *th = &hw->thr[core->cpus[i]];
+        if (th->mode != HW_THREAD_IDLE)
+            return -1;
+        if (th->cstate < shallowest)
+            shallowest = th->cstate;
+    }
+    return shallowest;
+}
+
+/* The package's state: the deepest package state whose core C-state every
+ * core has reached, -1 if none. */
+static int hw_pkg_state_of(const struct hw_state *hw, int pkg)
+{
+    const struct hw_machine *m = hw->m;
+    int best = m->npkgstates - 1;
+    for (int c = 0; c < m->ncores && best >= 0; c++) {
+        if (m->cores[c].package != pkg)
+            continue;
+        int cs = hw->core[c].cstate;
+        const int *need = &hw->pkg_core_cstate[m->cores[c].type * HW_MAX_PKGSTATES];
+        while (best >= 0 && (cs < 0 || need[best] < 0 || cs < need[best]))
+            best--;
+    }
+    return best;
+}
+
+static void hw_power_change(struct hw_state *hw, double *slot, double p, bool core, sim_time_t now)
+{
+    if (p == *slot)
+        return;
+    hw_energy_advance(hw, now);
+    hw->power_mw += p - *slot;
+    if (core)
+        hw->core_power_mw += p - *slot;
+    *slot = p;
+}
+
+static void hw_pkg_update(struct hw_state *hw, int pkg, sim_time_t now_ns)
+{
+    struct hw_pkg_state *ps = &hw->pkg[pkg];
+    int st = hw_pkg_state_of(hw, pkg);
+    if (st == ps->pkgstate)
+        return;
+    if (ps->pkgstate >= 0)
+        ps->pkgstate_ns[ps->pkgstate] += now_ns - ps->since_ns;
+    ps->pkgstate = st;
+    ps->since_ns = now_ns;
+    double p = st >= 0 ? hw->m->pkgstates[st].pkg_power_mw : hw->m->pkg_active_power_mw;
+    hw_power_change(hw, &ps->power_mw, p, false, now_ns);
+}
+
+static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
+{
+    const struct hw_core *core = &hw->m->cores[c];
+    struct hw_core_state *cs = &hw->core[c];
+    const struct hw_core_type *t = &hw->m->types[core->type];
+    int st = hw_core_cstate_of(hw, core);
+    double p = st < 0 ? hw_core_active_power_mw(t, hw->freq_mhz[core->type])
+                      : t->cstates[st].core_power_mw;
+    hw_power_change(hw, &cs->power_mw, p, true, now_ns);
+    if (st == cs->cstate)
+        return;
+    if (cs->cstate >= 0)
+        cs->cstate_ns[cs->cstate] += now_ns - cs->since_ns;
+    cs->cstate = st;
+    cs->since_ns = now_ns;
+    hw_pkg_update(hw, core->package, now_ns);
+}
+
 void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, int cstate,
                         sim_time_t now_ns)
 {
@@ -96,14 +174,12 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
     t->mode = mode;
     if (mode == HW_THREAD_IDLE || mode == HW_THREAD_WAKE)
         t->cstate = cstate;
-    int c = hw->m->cpus[cpu].core;
-    struct hw_core_state *core = &hw->core[c];
-    double p = hw_core_power_mw(hw, &hw->m->cores[c]);
-    if (p != core->power_mw) {
-        hw_energy_advance(hw, now_ns);
-        hw->core_power_mw += p - core->power_mw;
-        core->power_mw = p;
-    }
+    hw_core_update(hw, hw->m->cpus[cpu].core, now_ns);
+}
+
+void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set)
+{
+    hw->thr[cpu].ibrs_set = ibrs_set;
 }
 
 int hw_thread_sibling(const struct hw_state *hw, int cpu)
@@ -115,6 +191,19 @@ int hw_thread_sibling(const struct hw_state *hw, int cpu)
     return core->cpus[0] == cpu ? core->cpus[1] : core->cpus[0];
 }
 
+/* What a sibling in this state does to the busy thread's speed. */
+static double hw_sibling_factor(const struct hw_state *hw, const struct hw_thread *sib)
+{
+    double f = 1.0;
+    if (sib->mode == HW_THREAD_RUN)
+        return hw->smt_corun_factor;
+    if (sib->mode == HW_THREAD_POLL)
+        f *= hw->smt_poll_factor;
+    if (sib->ibrs_set)
+        f *= hw->ibrs_sibling_factor;
+    return f;
+}
+
 double hw_thread_speed(const struct hw_state *hw, int cpu)
 {
     const struct hw_machine *m = hw->m;
@@ -123,13 +212,8 @@ double hw_thread_speed(const struct hw_state *hw, int cpu)
     double speed = t->ipc_factor / m->types[0].ipc_factor * (double)hw->freq_mhz[type] /
                    (double)m->types[0].base_mhz;
     int sib = hw_thread_sibling(hw, cpu);
-    if (sib >= 0) {
-        enum hw_thread_mode sm = hw->thr[sib].mode;
-        if (sm == HW_THREAD_RUN)
-            speed *= hw->smt_corun_factor;
-        else if (sm == HW_THREAD_POLL)
-            speed *= hw->smt_poll_factor;
-    }
+    if (sib >= 0)
+        speed *= hw_sibling_factor(hw, &hw->thr[sib]);
     return speed;
 }
 
@@ -138,7 +222,12 @@ sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu)
     const struct hw_thread *t = &hw->thr[cpu];
     if (t->mode != HW_THREAD_IDLE)
         return 0;
-    return hw->m->types[hw->m->cpus[cpu].type].cstates[t->cstate].exit_latency_ns;
+    const struct hw_machine *m = hw->m;
+    sim_time_t lat = m->types[m->cpus[cpu].type].cstates[t->cstate].exit_latency_ns;
+    int ps = hw->pkg[m->cpus[cpu].package].pkgstate;
+    if (ps >= 0)
+        lat += m->pkgstates[ps].exit_latency_ns;
+    return lat;
 }
 
 sim_time_t hw_thread_refill_ns(const struct hw_state *hw, int cpu)
@@ -148,36 +237,114 @@ sim_time_t hw_thread_refill_ns(const struct hw_state *hw, int cpu)
     return cs->flushes_caches ? cs->refill_ns : 0;
 }
 
+int hw_cstate_by_hint(const struct hw_state *hw, int cpu, uint32_t mwait_hint)
+{
+    const struct hw_core_type *t = &hw->m->types[hw->m->cpus[cpu].type];
+    for (int i = 0; i < t->ncstates; i++)
+        if (t->cstates[i].mwait_hint == mwait_hint)
+            return i;
+    return -1;
+}
+
 void hw_measure_reset(struct hw_state *hw, sim_time_t now_ns)
 {
+    const struct hw_machine *m = hw->m;
     hw_energy_advance(hw, now_ns);
-    hw->core_energy_mw_ns = 0;
+    hw->energy_mw_ns = hw->core_energy_mw_ns = 0;
     hw->measure_start_ns = now_ns;
-    for (int cpu = 0; cpu < hw->m->ncpus; cpu++) {
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
         struct hw_thread *t = &hw->thr[cpu];
         t->since_ns = now_ns;
         t->run_ns = t->poll_ns = t->wake_ns = 0;
         memset(t->cstate_ns, 0, sizeof t->cstate_ns);
     }
+    for (int c = 0; c < m->ncores; c++) {
+        hw->core[c].since_ns = now_ns;
+        memset(hw->core[c].cstate_ns, 0, sizeof hw->core[c].cstate_ns);
+    }
+    for (int p = 0; p < m->packages; p++) {
+        hw->pkg[p].since_ns = now_ns;
+        memset(hw->pkg[p].pkgstate_ns, 0, sizeof hw->pkg[p].pkgstate_ns);
+    }
 }
 
-/* residency.<name>: share of all CPUs' time in each hardware C-state, summed
- * by name over core types, in %. */
-static void hw_collect_residency(const struct hw_state *hw, double cpu_time_ns,
+/* Close every open interval at now_ns so the accumulators are complete. */
+static void hw_account_all(struct hw_state *hw, sim_time_t now_ns)
+{
+    const struct hw_machine *m = hw->m;
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        hw_thread_account(&hw->thr[cpu], now_ns);
+    for (int c = 0; c < m->ncores; c++) {
+        struct hw_core_state *cs = &hw->core[c];
+        if (cs->cstate >= 0)
+            cs->cstate_ns[cs->cstate] += now_ns - cs->since_ns;
+        cs->since_ns = now_ns;
+    }
+    for (int p = 0; p < m->packages; p++) {
+        struct hw_pkg_state *ps = &hw->pkg[p];
+        if (ps->pkgstate >= 0)
+            ps->pkgstate_ns[ps->pkgstate] += now_ns - ps->since_ns;
+        ps->since_ns = now_ns;
+    }
+    hw_energy_advance(hw, now_ns);
+}
+
+/* Sum of accumulators over things whose state name is `name`, across types. */
+static double hw_sum_by_name(const struct hw_state *hw, const char *name, bool per_core)
+{
+    const struct hw_machine *m = hw->m;
+    double ns = 0;
+    int n = per_core ? m->ncores : m->ncpus;
+    for (int i = 0; i < n; i++) {
+        int type = per_core ? m->cores[i].type : m->cpus[i].type;
+        int k = hw_cstate_index(&m->types[type], name);
+        if (k >= 0)
+            ns += (double)(per_core ? hw->core[i].cstate_ns[k] : hw->thr[i].cstate_ns[k]);
+    }
+    return ns;
+}
+
+/* Per hardware C-state: residency.<name> of threads (share of CPU time) and
+ * core_residency.<name> (turbostat CPU%cN: share of core time); per package
+ * state pkg_residency.<name> (Pkg%pcN). Names shared by several core types
+ * are reported once. */
+static void hw_collect_residency(const struct hw_state *hw, double window_ns,
                                  struct rpt_metric_set *out)
 {
     const struct hw_machine *m = hw->m;
+    char key[RPT_NAME_MAX];
     for (int ty = 0; ty < m->ntypes; ty++) {
         for (int s = 0; s < m->types[ty].ncstates; s++) {
             const char *name = m->types[ty].cstates[s].name;
-            double ns = 0;
-            for (int cpu = 0; cpu < m->ncpus; cpu++)
-                for (int s2 = 0; s2 < m->types[m->cpus[cpu].type].ncstates; s2++)
-                    if (strcmp(m->types[m->cpus[cpu].type].cstates[s2].name, name) == 0)
-                        ns += (double)hw->thr[cpu].cstate_ns[s2];
-            char key[RPT_NAME_MAX];
+            snprintf(key, sizeof key, "core_residency.%s", name);
+            if (rpt_set_get(out, key))
+                continue;
+            rpt_set_put(out, key, "%", RPT_NEUTRAL,
+                        100.0 * hw_sum_by_name(hw, name, true) / (window_ns * m->ncores));
+        }
+    }
+    for (int p = 0; p < m->npkgstates; p++) {
+        double ns = 0;
+        for (int k = 0; k < m->packages; k++)
+            ns += (double)hw->pkg[k].pkgstate_ns[p];
+        snprintf(key, sizeof key, "pkg_residency.%s", m->pkgstates[p].name);
+        rpt_set_put(out, key, "%", RPT_NEUTRAL, 100.0 * ns / (window_ns * m->packages));
+    }
+}
+
+void hw_collect_thread_residency(const struct hw_state *hw, sim_time_t now_ns,
+                                 struct rpt_metric_set *out)
+{
+    const struct hw_machine *m = hw->m;
+    double window_ns = (double)(now_ns - hw->measure_start_ns);
+    char key[RPT_NAME_MAX];
+    for (int ty = 0; ty < m->ntypes; ty++) {
+        for (int s = 0; s < m->types[ty].ncstates; s++) {
+            const char *name = m->types[ty].cstates[s].name;
             snprintf(key, sizeof key, "residency.%s", name);
-            rpt_set_put(out, key, "%", RPT_NEUTRAL, 100.0 * ns / cpu_time_ns);
+            if (!rpt_set_get(out, key))
+                rpt_set_put(out, key, "%", RPT_NEUTRAL,
+                            100.0 * hw_sum_by_name(hw, name, false) / (window_ns * m->ncpus));
         }
     }
 }
@@ -185,9 +352,7 @@ static void hw_collect_residency(const struct hw_state *hw, double cpu_time_ns,
 void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metric_set *out)
 {
     const struct hw_machine *m = hw->m;
-    for (int cpu = 0; cpu < m->ncpus; cpu++)
-        hw_thread_account(&hw->thr[cpu], now_ns);
-    hw_energy_advance(hw, now_ns);
+    hw_account_all(hw, now_ns);
     double window_ns = (double)(now_ns - hw->measure_start_ns);
     double cpu_time_ns = window_ns * m->ncpus;
     double run = 0, poll = 0, mhz_ns = 0;
@@ -197,17 +362,15 @@ void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metri
         poll += (double)t->poll_ns;
         mhz_ns += (double)(t->run_ns + t->poll_ns) * hw->freq_mhz[m->cpus[cpu].type];
     }
-    double core_w = window_ns > 0 ? hw->core_energy_mw_ns / window_ns / 1000.0 : 0;
-    /* Package C-states are not modelled yet: every package draws its active
-     * uncore power throughout. */
-    double pkg_w = core_w + m->packages * m->pkg_active_power_mw / 1000.0;
-    rpt_set_put(out, "pkg_watts", "W", RPT_LOWER_BETTER, pkg_w);
-    rpt_set_put(out, "core_watts", "W", RPT_LOWER_BETTER, core_w);
+    double to_w = window_ns > 0 ? 1.0 / window_ns / 1000.0 : 0;
+    rpt_set_put(out, "pkg_watts", "W", RPT_LOWER_BETTER, hw->energy_mw_ns * to_w);
+    rpt_set_put(out, "core_watts", "W", RPT_LOWER_BETTER, hw->core_energy_mw_ns * to_w);
     /* Busy% as turbostat reports it (C0 time, polling included). */
     rpt_set_put(out, "busy_pct", "%", RPT_NEUTRAL, 100.0 * (run + poll) / cpu_time_ns);
     rpt_set_put(out, "poll_pct", "%", RPT_NEUTRAL, 100.0 * poll / cpu_time_ns);
-    /* Avg_MHz as turbostat: cycles in C0 over all elapsed time. */
+    /* Avg_MHz: cycles in C0 over all elapsed time; Bzy_MHz: over C0 time. */
     rpt_set_put(out, "avg_mhz", "MHz", RPT_NEUTRAL, mhz_ns / cpu_time_ns);
-    rpt_set_put(out, "residency.POLL", "%", RPT_NEUTRAL, 100.0 * poll / cpu_time_ns);
-    hw_collect_residency(hw, cpu_time_ns, out);
+    rpt_set_put(out, "bzy_mhz", "MHz", RPT_NEUTRAL,
+                run + poll > 0 ? mhz_ns / (run + poll) : hw->freq_mhz[0]);
+    hw_collect_residency(hw, window_ns, out);
 }

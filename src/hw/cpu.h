@@ -1,15 +1,22 @@
-/* cpu: the physical state of every hardware thread and core during a run,
- * the execution speed it implies and the energy it draws.
+/* cpu: the physical state of every hardware thread, core and package during a
+ * run, the execution speed it implies and the energy it draws.
  *
  * A thread is running, polling, idle in a hardware C-state, or waking (the
  * exit latency of the state it left). A core is in the shallowest state of its
  * threads: active if any thread is awake, otherwise the shallowest C-state any
- * of them requested (DESIGN.md §3). Speed of a running thread, relative to the
- * reference (core type 0 at its base frequency, running alone):
- *     ipc_factor(type) x f(type) / f_ref x (smt_corun_factor if the sibling is
- *     running, smt_poll_factor if it is polling, else 1).
- * Energy is integrated exactly at every change of a core's power (piecewise
- * constant power), so it is independent of any sampling period. */
+ * of them requested; a package is in the deepest package state whose core
+ * C-state every one of its cores has reached, else active (DESIGN.md §3).
+ *
+ * Speed of a running thread, relative to the reference (core type 0 at its
+ * base frequency, running alone):
+ *     ipc_factor(type) x f(type) / f_ref
+ *     x smt_corun_factor   if the sibling runs,
+ *     x smt_poll_factor    if the sibling polls,
+ *     x ibrs_sibling_factor if the sibling sits in the kernel (idle, polling or
+ *                           waking) with legacy IBRS still set: the control is
+ *                           per core, so it slows the busy thread too (FACTS.md §7).
+ * Energy is integrated exactly at every change of power (piecewise constant),
+ * so it does not depend on any sampling period. */
 #ifndef PMLAB_HW_CPU_H
 #define PMLAB_HW_CPU_H
 
@@ -29,6 +36,7 @@ enum hw_thread_mode {
 struct hw_thread {
     enum hw_thread_mode mode;
     int cstate;                       /* index into its type's cstates while IDLE/WAKE */
+    bool ibrs_set;                    /* in the kernel with legacy IBRS set (idle paths) */
     sim_time_t since_ns;              /* when the current mode began */
     /* Time accounting since the start of the measurement window, ns. */
     sim_time_t run_ns, poll_ns, wake_ns;
@@ -37,19 +45,32 @@ struct hw_thread {
 
 /* Dynamic state of a core; its topology is the machine's struct hw_core. */
 struct hw_core_state {
+    int cstate;                       /* core C-state index, -1 when active */
+    sim_time_t since_ns;
+    sim_time_t cstate_ns[HW_MAX_CSTATES]; /* core residency (turbostat CPU%cN) */
     double power_mw;                  /* current core power */
+};
+
+struct hw_pkg_state {
+    int pkgstate;                     /* index into machine pkgstates, -1 when active */
+    sim_time_t since_ns;
+    sim_time_t pkgstate_ns[HW_MAX_PKGSTATES];
+    double power_mw;                  /* uncore/package power now */
 };
 
 struct hw_state {
     const struct hw_machine *m;
     struct hw_thread *thr;            /* [ncpus] */
     struct hw_core_state *core;       /* [ncores] */
+    struct hw_pkg_state *pkg;         /* [packages] */
     uint32_t *freq_mhz;               /* [ntypes] current frequency of each core type */
-    double smt_corun_factor;          /* from the machine's calibration */
-    double smt_poll_factor;
-    double core_power_mw;             /* sum of core power, mW */
-    sim_time_t power_since_ns;        /* last change of core_power_mw */
-    double core_energy_mw_ns;         /* integral of core_power_mw, since measure start */
+    /* [ntypes][npkgstates]: the core C-state index each package state needs. */
+    int *pkg_core_cstate;
+    double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
+    double power_mw;                  /* all cores + all packages, mW */
+    double core_power_mw;             /* all cores, mW */
+    sim_time_t power_since_ns;        /* last change of power */
+    double energy_mw_ns, core_energy_mw_ns; /* integrals since measure start */
     sim_time_t measure_start_ns;
 };
 
@@ -57,22 +78,34 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m);
 void hw_state_destroy(struct hw_state *hw);
 
 /* Change cpu's mode at now_ns (cstate is used for IDLE and WAKE). Accounts the
- * time of the mode it leaves and updates its core's power. */
+ * time of the mode it leaves and updates its core's and package's state and
+ * power. */
 void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, int cstate,
                         sim_time_t now_ns);
+/* Whether cpu, while not running, keeps legacy IBRS set (see top). */
+void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set);
 /* Current speed of cpu relative to the reference (see top of file). */
 double hw_thread_speed(const struct hw_state *hw, int cpu);
 /* The SMT sibling of cpu, or -1 when its core has one thread. */
 int hw_thread_sibling(const struct hw_state *hw, int cpu);
-/* Exit latency of the C-state cpu is in (0 if awake), ns. */
+/* Exit latency of the C-state cpu is in, including its package state's, ns
+ * (0 if awake). */
 sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu);
 /* Cache/TLB refill cost after leaving cpu's C-state, ns of reference work. */
 sim_time_t hw_thread_refill_ns(const struct hw_state *hw, int cpu);
+/* Index of the hardware C-state of cpu's core type entered by MWAIT hint, or
+ * -1 when the machine has none with that hint. */
+int hw_cstate_by_hint(const struct hw_state *hw, int cpu, uint32_t mwait_hint);
 
 /* Start the measurement window at now_ns: zero every accumulator. */
 void hw_measure_reset(struct hw_state *hw, sim_time_t now_ns);
 /* Add the window's machine metrics (pkg_watts, core_watts, busy_pct, poll_pct,
- * avg_mhz, residency.<state>) to out. */
+ * avg_mhz, bzy_mhz, core_residency.<state>, pkg_residency.<state>) to out. */
 void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metric_set *out);
+/* residency.<hw state>: the share of CPU time threads spent requesting each
+ * hardware C-state; what the idle layer reports when no cpuidle driver has
+ * states of its own (default_idle). Call after hw_collect_metrics. */
+void hw_collect_thread_residency(const struct hw_state *hw, sim_time_t now_ns,
+                                 struct rpt_metric_set *out);
 
 #endif

@@ -37,6 +37,18 @@ static const struct hw_calib_desc calib_registry[] = {
       .min = 0.3, .max = 1.0,
       .description = "speed of a thread while its sibling spins in the idle loop "
                      "(PAUSE-based polling leaves most of the core to the sibling)" },
+    { .key = "ibrs_sibling_factor", .unit = "ratio", .default_value = 1.0,
+      .min = 0.3, .max = 1.0,
+      .description = "speed of a busy thread while its sibling sits in the kernel with "
+                     "legacy IBRS set (idle without the IBRS-off entry); 1 = no effect" },
+    { .key = "spec_ctrl_write_ns", .unit = "ns", .default_value = 0,
+      .min = 0, .max = 100000,
+      .description = "cost of one SPEC_CTRL MSR write (the IBRS-off idle entry does one "
+                     "before MWAIT and one after)" },
+    { .key = "irq_off_exit_ns", .unit = "ns", .default_value = 0,
+      .min = 0, .max = 100000,
+      .description = "extra delay before an interrupt handler runs when the idle state was "
+                     "entered with interrupts off (the idle exit path runs first)" },
 };
 #define NCALIB_REGISTRY (sizeof calib_registry / sizeof calib_registry[0])
 

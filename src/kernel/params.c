@@ -15,6 +15,8 @@ extern const struct kparam cpuidle_core_params[];
 extern const struct kparam pm_qos_params[];
 extern const struct kparam x86_idle_params[];
 extern const struct kparam tick_params[];
+extern const struct kparam intel_idle_params[];
+extern const struct kparam x86_bugs_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -22,6 +24,8 @@ const struct kparam *const kparam_tables[] = {
     pm_qos_params,
     x86_idle_params,
     tick_params,
+    intel_idle_params,
+    x86_bugs_params,
     NULL,
 };
 
@@ -316,17 +320,35 @@ static bool ksetting_applies(const struct ksetting *s, int cpu, int state)
     return str_glob_match(s->cpu_glob, cpuname);
 }
 
-int64_t kparams_get(const struct kparams *kp, const char *name, int cpu, int state)
+static const struct kparam *kparam_must_find(const char *name)
 {
     const struct kparam *p = kparam_find(name);
     if (!p) {
         fprintf(stderr, "pmlab: internal error: knob '%s' is not registered\n", name);
         abort();
     }
-    for (int i = kp->nset - 1; i >= 0; i--)
-        if (kp->set[i].param == p && ksetting_applies(&kp->set[i], cpu, state))
-            return kp->set[i].value;
-    return kparam_default(p);
+    return p;
+}
+
+bool kparams_find_setting(const struct kparams *kp, const char *name, int cpu, int state,
+                          int64_t *out)
+{
+    const struct kparam *p = kparam_must_find(name);
+    for (int i = kp->nset - 1; i >= 0; i--) {
+        if (kp->set[i].param == p && ksetting_applies(&kp->set[i], cpu, state)) {
+            *out = kp->set[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
+int64_t kparams_get(const struct kparams *kp, const char *name, int cpu, int state)
+{
+    int64_t v;
+    if (kparams_find_setting(kp, name, cpu, state, &v))
+        return v;
+    return kparam_default(kparam_must_find(name));
 }
 
 bool kparams_is_set(const struct kparams *kp, const char *name)

@@ -115,6 +115,10 @@ int kparams_set_config(struct kparams *kp, const char *name, const char *value,
  * matching setting, else the default. cpu and state are ignored for global
  * knobs. Aborts on an unregistered name (a programming error). */
 int64_t kparams_get(const struct kparams *kp, const char *name, int cpu, int state);
+/* The value of the last setting of `name` that applies to cpu (and state), if
+ * any: true with *out set, false when only the default applies. */
+bool kparams_find_setting(const struct kparams *kp, const char *name, int cpu, int state,
+                          int64_t *out);
 /* Whether any setting of `name` was made. */
 bool kparams_is_set(const struct kparams *kp, const char *name);
 

@@ -1,8 +1,9 @@
 /* table: the human report. A header (scenario, machine, seed, replications),
  * the variants as the user wrote them, one row per metric and compared
  * variant (mean +- 95 % CI half-width, delta % with its CI, p-value, verdict),
- * then a turbostat-style view per variant (Busy%, Avg_MHz, POLL%, per-state
- * residency, CorWatt, PkgWatt), the columns kernel engineers already read. */
+ * then a turbostat-style view per variant (Busy%, Bzy_MHz, per-state residency
+ * C1% .., core CPU%c1 .., package Pkg%pc2 .., CorWatt, PkgWatt: the columns
+ * kernel engineers already read) and the idle states' above/below shares. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,9 +43,16 @@ static void table_header(const struct rpt_results *r, FILE *out)
     fputc('\n', out);
 }
 
+/* Metrics shown in the turbostat and idle-state blocks rather than the main
+ * table. */
 static bool table_is_turbostat_metric(const char *name)
 {
-    return strncmp(name, "residency.", 10) == 0 || strncmp(name, "pkg_residency.", 14) == 0;
+    static const char *const prefixes[] = { "residency.", "core_residency.", "pkg_residency.",
+                                            "above_pct.", "below_pct." };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
 }
 
 static void table_metrics(const struct rpt_results *r, FILE *out)
@@ -95,27 +103,92 @@ static double table_mean_of(const struct rpt_variant *v, const char *name)
     return m ? m->mean : NAN;
 }
 
-/* turbostat-like columns; residency.* states in the order the first variant
- * reports them. */
+/* turbostat's column name for a metric: residency.C1 -> C1%, core_residency.C6
+ * -> CPU%c6, pkg_residency.PC6 -> Pkg%pc6. NULL for other metrics. */
+static const char *table_turbostat_column(const char *metric, char *buf, size_t size)
+{
+    const char *dot = strchr(metric, '.');
+    if (!dot)
+        return NULL;
+    const char *state = dot + 1;
+    char lower[RPT_NAME_MAX];
+    size_t i = 0;
+    for (; state[i] && i + 1 < sizeof lower; i++)
+        lower[i] = (char)((state[i] >= 'A' && state[i] <= 'Z') ? state[i] - 'A' + 'a' : state[i]);
+    lower[i] = '\0';
+    if (strncmp(metric, "residency.", 10) == 0)
+        snprintf(buf, size, "%s%%", state);
+    else if (strncmp(metric, "core_residency.", 15) == 0)
+        snprintf(buf, size, "CPU%%%s", lower);
+    else if (strncmp(metric, "pkg_residency.", 14) == 0)
+        snprintf(buf, size, "Pkg%%%s", lower);
+    else
+        return NULL;
+    return buf;
+}
+
+/* The turbostat view: Busy%, Bzy_MHz, then every residency column in the
+ * order the first variant reports them, then CorWatt and PkgWatt. */
 static void table_turbostat(const struct rpt_results *r, FILE *out)
 {
-    fprintf(out, "turbostat view (means)\n%-16s %7s %8s %7s", "variant", "Busy%", "Avg_MHz", "POLL%");
     const struct rpt_variant *base = &r->variants[0];
+    char col[RPT_NAME_MAX + 8];
+    fprintf(out, "turbostat view (means)\n%-16s %7s %8s", "variant", "Busy%", "Bzy_MHz");
     for (int i = 0; i < base->nmetrics; i++)
-        if (table_is_turbostat_metric(base->metrics[i].name) &&
-            strcmp(base->metrics[i].name, "residency.POLL") != 0)
-            fprintf(out, " %7s%%", strchr(base->metrics[i].name, '.') + 1);
+        if (table_turbostat_column(base->metrics[i].name, col, sizeof col))
+            fprintf(out, " %8s", col);
     fprintf(out, " %8s %8s\n", "CorWatt", "PkgWatt");
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        fprintf(out, "%-16s %7.2f %8.0f %7.2f", var->name, table_mean_of(var, "busy_pct"),
-                table_mean_of(var, "avg_mhz"), table_mean_of(var, "poll_pct"));
+        fprintf(out, "%-16s %7.2f %8.0f", var->name, table_mean_of(var, "busy_pct"),
+                table_mean_of(var, "bzy_mhz"));
         for (int i = 0; i < base->nmetrics; i++)
-            if (table_is_turbostat_metric(base->metrics[i].name) &&
-                strcmp(base->metrics[i].name, "residency.POLL") != 0)
-                fprintf(out, " %8.2f", table_mean_of(var, base->metrics[i].name));
+            if (table_turbostat_column(base->metrics[i].name, col, sizeof col)) {
+                double val = table_mean_of(var, base->metrics[i].name);
+                if (isnan(val))
+                    fprintf(out, " %8s", "-");
+                else
+                    fprintf(out, " %8.2f", val);
+            }
         fprintf(out, " %8.2f %8.2f\n", table_mean_of(var, "core_watts"),
                 table_mean_of(var, "pkg_watts"));
+    }
+}
+
+/* "above / below", or "-" for a variant without cpuidle states. */
+static void table_above_below(FILE *out, double above, double below)
+{
+    if (isnan(above) || isnan(below))
+        fprintf(out, " %15s", "-");
+    else
+        fprintf(out, "   %5.1f / %5.1f", above, below);
+}
+
+/* Per idle state: the share of entries that were too deep (above) or too
+ * shallow (below), as the cpuidle sysfs counters would show. */
+static void table_idle_states(const struct rpt_results *r, FILE *out)
+{
+    const struct rpt_variant *base = &r->variants[0];
+    if (!rpt_variant_metric(base, "above_pct"))
+        return;
+    fprintf(out, "\nidle states: above / below (%% of entries, means)\n%-16s", "variant");
+    for (int i = 0; i < base->nmetrics; i++)
+        if (strncmp(base->metrics[i].name, "above_pct.", 10) == 0)
+            fprintf(out, " %15s", base->metrics[i].name + 10);
+    fprintf(out, " %15s\n", "all");
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        fprintf(out, "%-16s", var->name);
+        for (int i = 0; i < base->nmetrics; i++) {
+            const char *name = base->metrics[i].name;
+            if (strncmp(name, "above_pct.", 10) != 0)
+                continue;
+            char below[RPT_NAME_MAX];
+            snprintf(below, sizeof below, "below_pct.%s", name + 10);
+            table_above_below(out, table_mean_of(var, name), table_mean_of(var, below));
+        }
+        table_above_below(out, table_mean_of(var, "above_pct"), table_mean_of(var, "below_pct"));
+        fputc('\n', out);
     }
 }
 
@@ -126,6 +199,7 @@ static void table_render(const struct rpt_results *r, FILE *out)
         return;
     table_metrics(r, out);
     table_turbostat(r, out);
+    table_idle_states(r, out);
 }
 
 const struct rpt_format rpt_table_format = {

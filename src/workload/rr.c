@@ -11,7 +11,7 @@
  * headroom and load < 1 is stable on an SMT machine.
  *
  * Metrics: throughput_rps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us,
- * then the machine metrics of hw_collect_metrics. A run whose requests in
+ * then the machine and idle metrics of world_collect_metrics. A run whose requests in
  * flight exceed max_inflight is overloaded and fails (exit status 1). */
 #include <stddef.h>
 #include <stdio.h>
@@ -121,7 +121,7 @@ static void rr_warmup_done(struct sim_event *ev, void *arg)
     struct world *w = arg;
     struct rr_run *run = container_of(ev, struct rr_run, warmup_ev);
     run->measure_start_ns = w->q.now_ns;
-    hw_measure_reset(&w->hw, w->q.now_ns);
+    world_measure_reset(w);
 }
 
 static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
@@ -134,7 +134,7 @@ static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
     rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER, sim_hist_percentile(run->lat, 99) / 1000.0);
     rpt_set_put(out, "lat_p999_us", "us", RPT_LOWER_BETTER,
                 sim_hist_percentile(run->lat, 99.9) / 1000.0);
-    hw_collect_metrics(&w->hw, w->q.now_ns, out);
+    world_collect_metrics(w, out);
 }
 
 static int rr_run_point(struct world *w, const void *cfgp, int load_point,

@@ -9,9 +9,11 @@
 #include "util/strutil.h"
 
 extern const struct wl_ops wl_rr_ops;
+extern const struct wl_ops wl_jbb_ops;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_rr_ops,
+    &wl_jbb_ops,
     NULL,
 };
 

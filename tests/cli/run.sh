@@ -27,7 +27,7 @@ ok "byte-identical across --jobs and repeated runs"
 
 for key in '"pmlab": "' '"scenario": "example-rr"' '"machine": "skx-2s"' '"seed": 42' '"reps": 3' \
            '"variants": \[' '"comparisons": \[' '"ci95": \[' '"values": \[' '"delta_pct": ' \
-           '"ci95_pct": \[' '"p_value": ' '"verdict": "' '"residency.C1": {' '"poll_pct": {' \
+           '"ci95_pct": \[' '"p_value": ' '"verdict": "' '"residency.C1": {' '"residency.C6": {' '"above_pct": {' '"core_residency.C6": {' '"pkg_residency.PC6": {' '"poll_pct": {' \
            '"avg_mhz": {' '"core_watts": {' '"kernel": "6.12"' '"cmdline": "idle=poll"'; do
     grep -q "$key" "$T/j1.json" || fail "json lacks $key"
 done
@@ -53,14 +53,17 @@ grep '^example-rr,skx-2s,idle-poll,' "$T/alone.csv" | cut -d, -f1-10 >"$T/alone-
 ok "a variant run alone reproduces the full run"
 
 # Direction of effects: idle=poll keeps cores in C0 (more power, ~100 % busy);
-# cpuidle.off=1 without a cpuidle driver changes nothing (noise).
+# cpuidle.off=1 (HLT, C1 only) costs power against menu's C1E; naming the
+# default governor explicitly changes nothing (noise).
 verdict() { # variant metric -> verdict from the CSV
     awk -F, -v v="$1" -v m="$2" '$3 == v && $4 == m { print $15 }' "$T/out.csv"
 }
 [ "$(verdict idle-poll pkg_watts)" = worse ] || fail "idle=poll should cost power: $(verdict idle-poll pkg_watts)"
 [ "$(verdict idle-poll poll_pct)" = higher ] || fail "idle=poll should raise poll_pct"
-[ "$(verdict nocpuidle lat_p99_us)" = noise ] || fail "cpuidle.off=1 alone should be noise"
-[ "$(verdict nocpuidle throughput_rps)" = noise ] || fail "cpuidle.off=1 throughput should be noise"
+[ "$(verdict nocpuidle pkg_watts)" = worse ] || fail "cpuidle.off=1 should cost power: $(verdict nocpuidle pkg_watts)"
+[ "$(verdict menu lat_p99_us)" = noise ] || fail "cpuidle.governor=menu is the default: should be noise"
+[ "$(verdict menu throughput_rps)" = noise ] || fail "cpuidle.governor=menu throughput should be noise"
+[ "$(verdict menu pkg_watts)" = noise ] || fail "cpuidle.governor=menu power should be noise"
 ok "effect directions"
 
 # Exit statuses and messages.

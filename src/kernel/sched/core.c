@@ -122,23 +122,34 @@ static int sched_select_cpu(const struct world *w, const struct task *t)
     return cpu >= 0 ? cpu : prev;
 }
 
-/* Start the exit from cpu's idle mode; the first queued task runs when it is
- * over. A polling CPU notices at once (no IPI, no exit latency). */
+/* The idle exit is over: account it, then run a task or idle again. */
+static void sched_wake_complete(struct world *w, int cpu)
+{
+    idle_exit_end(w, cpu);
+    sched_pick_next(w, cpu);
+}
+
+void sched_idle_wakeup(struct world *w, int cpu, enum idle_wake why)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    c->waking = true;
+    sim_time_t lat = idle_exit_begin(w, cpu, why);
+    if (lat == 0)
+        sched_wake_complete(w, cpu); /* polling: no IPI, no exit latency */
+    else
+        sim_event_schedule(&w->q, &c->wake_ev, w->q.now_ns + lat);
+}
+
+/* A task was queued on idle cpu: wake it. Caches lost in the idle state are
+ * refilled by the task that runs first. */
 static void sched_kick(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     const struct hw_thread *th = &w->hw.thr[cpu];
-    if (th->mode == HW_THREAD_POLL) {
-        sched_pick_next(w, cpu);
-        return;
-    }
-    sim_time_t lat = hw_thread_exit_latency_ns(&w->hw, cpu);
-    /* Caches lost in the state have to be refilled by the task that runs. */
-    c->head->work_ns += (double)hw_thread_refill_ns(&w->hw, cpu);
-    c->waking = true;
+    if (th->mode == HW_THREAD_IDLE)
+        c->head->work_ns += (double)hw_thread_refill_ns(&w->hw, cpu);
     w->sched.nr_idle_wakeups++;
-    sched_set_hw_mode(w, cpu, HW_THREAD_WAKE, th->cstate);
-    sim_event_schedule(&w->q, &c->wake_ev, w->q.now_ns + lat);
+    sched_idle_wakeup(w, cpu, IDLE_WAKE_IPI);
 }
 
 void sched_wake_task(struct world *w, struct task *t, double work_ns)
@@ -159,6 +170,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->curr = t;
     t->cpu = cpu;
+    idle_task_runs(w, cpu);
     sched_set_hw_mode(w, cpu, HW_THREAD_RUN, 0);
     t->speed = hw_thread_speed(&w->hw, cpu);
     t->seg_start_ns = w->q.now_ns;
@@ -194,14 +206,14 @@ static void sched_pick_next(struct world *w, int cpu)
         sched_start(w, cpu, t);
         return;
     }
-    sched_idle_enter(w, cpu);
+    idle_enter(w, cpu);
 }
 
 static void sched_wake_done(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct sched_cpu *c = container_of(ev, struct sched_cpu, wake_ev);
-    sched_pick_next(w, (int)(c - w->sched.cpu));
+    sched_wake_complete(w, (int)(c - w->sched.cpu));
 }
 
 static void sched_task_done(struct sim_event *ev, void *arg)
@@ -225,10 +237,9 @@ void sched_init(struct world *w)
     struct sched *s = &w->sched;
     s->ncpus = w->machine->ncpus;
     s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
-    s->idle_mode = sched_idle_mode_of(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
-        sched_idle_enter(w, cpu);
+        idle_enter(w, cpu);
     }
 }
 

@@ -1,27 +1,394 @@
-/* idle: what an empty CPU does (kernel/sched/idle.c do_idle).
+/* idle: the per-CPU idle loop and the physics of idle entry and exit, see
+ * idle.h. Follows v6.x: cpuidle_idle_call with the governor's stop-tick
+ * decision, the POLL state's time limit, PM QoS latency limits, and the
+ * driver's entry method deciding IRQ state and IBRS handling (FACTS.md §1-2).
  *
- * Until the cpuidle core and its drivers are modelled, every configuration
- * behaves as the kernel does without a cpuidle driver (cpuidle.off=1, or no
- * driver registered): the architecture's default_idle, which on x86 is HLT, so
- * the thread requests the shallowest hardware C-state (C1). idle=poll spins
- * instead (cpu_idle_poll), keeping the core in C0 and waking without an IPI or
- * exit latency. */
+ * Departures: no timers other than the tick (the next-timer distance is the
+ * tick's when it runs, else "far"); the tick handler's own work and the cost of
+ * the SPEC_CTRL write before MWAIT are not charged (both happen off the
+ * wakeup's critical path); s2idle and TIMER_STOP broadcast are not modelled. */
+#include "kernel/sched/idle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw/cpu.h"
-#include "kernel/sched/sched.h"
+#include "kernel/idle/intel_idle.h"
+#include "kernel/x86/bugs.h"
+#include "util/strutil.h"
+#include "util/xalloc.h"
 #include "world.h"
 
-enum sched_idle_mode sched_idle_mode_of(const struct world *w)
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Mean interval between housekeeping timers on one CPU, ns. Calibrated to
+ * data/hosts/adl0 (idle i7-1260P, Fedora): /proc/interrupts LOC grew by ~8.5
+ * per CPU per second over 115 s, tick included; rpl0 shows ~4-5/s. */
+#define IDLE_BG_TIMER_MEAN_NS (118 * SIM_NS_PER_MS)
+
+/* PM QoS: the smaller of the global CPU latency limit and the CPU's resume
+ * latency limit, both µs, as ns (cpuidle_governor_latency_req). */
+static int64_t idle_latency_req_ns(const struct world *w, int cpu)
 {
-    /* x86_idle_params choices: "", "poll", "halt", "nomwait". */
-    return kparams_get(w->kp, "idle", 0, 0) == 1 ? SCHED_IDLE_POLL : SCHED_IDLE_HALT;
+    int64_t global_us = kparams_get(w->kp, "cpu_dma_latency", cpu, -1);
+    int64_t resume_us = kparams_get(w->kp, "pm_qos_resume_latency_us", cpu, -1);
+    int64_t us = global_us < resume_us ? global_us : resume_us;
+    return us * SIM_NS_PER_US;
 }
 
-void sched_idle_enter(struct world *w, int cpu)
+static sim_time_t idle_tick_period_ns(const struct world *w)
 {
-    if (w->sched.idle_mode == SCHED_IDLE_POLL)
+    static const int hz[] = { 100, 250, 300, 1000 }; /* tick_params CONFIG_HZ choices */
+    return SIM_NS_PER_S / hz[kparams_get(w->kp, "CONFIG_HZ", 0, -1)];
+}
+
+/* Decide the idle mode the way the kernel does at boot: idle=poll, then
+ * cpuidle.off or idle=halt/nomwait (no cpuidle driver: default_idle), then
+ * intel_idle on the machine. */
+static void idle_probe(struct world *w)
+{
+    struct idle_sys *is = &w->idle;
+    int64_t idle_opt = kparams_get(w->kp, "idle", 0, -1); /* "", poll, halt, nomwait */
+    if (idle_opt == 1) {
+        is->mode = IDLE_MODE_POLL;
+        str_copy(is->why_no_driver, sizeof is->why_no_driver, "idle=poll: the CPUs spin");
+        return;
+    }
+    if (kparams_get(w->kp, "cpuidle.off", 0, -1) != 0) {
+        is->mode = IDLE_MODE_HALT;
+        str_copy(is->why_no_driver, sizeof is->why_no_driver, "cpuidle.off=1: default_idle (HLT)");
+        return;
+    }
+    struct intel_idle_info info;
+    if (intel_idle_init(w->machine, w->kp, &is->drv, &info, is->why_no_driver,
+                        sizeof is->why_no_driver) != 0) {
+        is->mode = IDLE_MODE_HALT;
+        return;
+    }
+    is->mode = IDLE_MODE_CPUIDLE;
+    for (int i = 0; i < is->drv.state_count; i++)
+        if (info.off_by_default[i])
+            is->drv.states[i].flags |= CPUIDLE_FLAG_OFF;
+}
+
+static const struct cpuidle_governor *idle_pick_governor(const struct world *w)
+{
+    if (kparams_is_set(w->kp, "cpuidle.governor")) {
+        const struct kparam *p = kparam_find("cpuidle.governor");
+        const char *name = p->choices[kparams_get(w->kp, "cpuidle.governor", 0, -1)];
+        const struct cpuidle_governor *g = cpuidle_find_governor(name);
+        if (g)
+            return g;
+    }
+    return cpuidle_default_governor(w->idle.nohz);
+}
+
+/* The hardware C-state a driver state puts cpu in: found by MWAIT hint; a
+ * hint the machine file lacks falls back to the next shallower state's, and
+ * POLL/HLT-type states to the shallowest. */
+static int idle_hw_state_of(const struct world *w, int cpu, int i)
+{
+    const struct idle_sys *is = &w->idle;
+    if (i == 0 || is->drv.states[i].enter == CPUIDLE_ENTER_HLT)
+        return 0;
+    uint32_t hint = is->drv.states[i].mwait_hint;
+    int hw = hw_cstate_by_hint(&w->hw, cpu, hint);
+    if (hw >= 0)
+        return hw;
+    /* Sub-state hints (0x21) select the same major C-state (bits 7:4). */
+    const struct hw_core_type *t = &w->machine->types[w->machine->cpus[cpu].type];
+    for (int k = t->ncstates - 1; k >= 0; k--)
+        if (t->cstates[k].mwait_hint >> 4 == hint >> 4)
+            return k;
+    return is->hw_cstate[cpu * CPUIDLE_STATE_MAX + i - 1];
+}
+
+/* Per-CPU device: disable flags (driver OFF default, then sysfs), hardware
+ * state of each driver state, latency limit, governor data. */
+static void idle_init_device(struct world *w, int cpu)
+{
+    struct idle_sys *is = &w->idle;
+    struct cpuidle_device *dev = &is->dev[cpu];
+    dev->cpu = cpu;
+    dev->kernel = &w->kp->kernel;
+    dev->tick_period_ns = is->tick_period_ns;
+    dev->latency_req_ns = idle_latency_req_ns(w, cpu);
+    dev->governor_data = is->gov_data + (size_t)cpu * is->gov->data_size;
+    for (int i = 0; i < is->drv.state_count; i++) {
+        /* OFF states start disabled; a sysfs write decides either way. */
+        int64_t v;
+        bool off = (is->drv.states[i].flags & CPUIDLE_FLAG_OFF) != 0;
+        if (kparams_find_setting(w->kp, "cpuidle.state_disable", cpu, i, &v))
+            off = v != 0;
+        dev->states_usage[i].disable = off;
+        is->hw_cstate[cpu * CPUIDLE_STATE_MAX + i] = idle_hw_state_of(w, cpu, i);
+    }
+    is->gov->enable(&is->drv, dev);
+}
+
+static void idle_tick_fired(struct sim_event *ev, void *arg);
+static void idle_poll_limit(struct sim_event *ev, void *arg);
+static void idle_timer_fired(struct sim_event *ev, void *arg);
+static void idle_timer_arm(struct world *w, int cpu);
+
+void idle_init(struct world *w)
+{
+    struct idle_sys *is = &w->idle;
+    int n = w->machine->ncpus;
+    memset(is, 0, sizeof *is);
+    is->tick_period_ns = idle_tick_period_ns(w);
+    is->nohz = kparams_get(w->kp, "CONFIG_NO_HZ_IDLE", 0, -1) && kparams_get(w->kp, "nohz", 0, -1);
+    is->kernel_ibrs = x86_kernel_ibrs_active(w->machine, w->kp);
+    is->spec_ctrl_write_ns = (sim_time_t)hw_machine_calib(w->machine, "spec_ctrl_write_ns");
+    is->irq_off_exit_ns = (sim_time_t)hw_machine_calib(w->machine, "irq_off_exit_ns");
+    is->cpu = xcalloc((size_t)n, sizeof *is->cpu);
+    idle_probe(w);
+    for (int cpu = 0; cpu < n; cpu++) {
+        sim_event_init(&is->cpu[cpu].tick_ev, idle_tick_fired);
+        sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);
+        sim_event_init(&is->cpu[cpu].timer_ev, idle_timer_fired);
+        is->cpu[cpu].state = -1;
+        idle_timer_arm(w, cpu);
+    }
+    if (is->mode != IDLE_MODE_CPUIDLE)
+        return;
+    is->gov = idle_pick_governor(w);
+    is->dev = xcalloc((size_t)n, sizeof *is->dev);
+    is->gov_data = xcalloc((size_t)n, is->gov->data_size ? is->gov->data_size : 1);
+    is->hw_cstate = xcalloc((size_t)n * CPUIDLE_STATE_MAX, sizeof *is->hw_cstate);
+    for (int cpu = 0; cpu < n; cpu++)
+        idle_init_device(w, cpu);
+}
+
+void idle_destroy(struct world *w)
+{
+    free(w->idle.cpu);
+    free(w->idle.dev);
+    free(w->idle.gov_data);
+    free(w->idle.hw_cstate);
+    memset(&w->idle, 0, sizeof w->idle);
+}
+
+/* Entry methods that leave interrupts off while idle: the interrupt that
+ * wakes the CPU is handled only after the idle exit path (FACTS.md §1). */
+static bool idle_irqs_off(enum cpuidle_enter_method m)
+{
+    return m == CPUIDLE_ENTER_MWAIT || m == CPUIDLE_ENTER_MWAIT_IBRS ||
+           m == CPUIDLE_ENTER_MWAIT_XSTATE;
+}
+
+/* Fold the current period's time since acct_since_ns into its state's total. */
+static void idle_acct_close(struct idle_sys *is, int cpu, sim_time_t now_ns)
+{
+    struct idle_cpu *ic = &is->cpu[cpu];
+    if (ic->in_idle && ic->state >= 0)
+        ic->state_time_ns[ic->state] += now_ns - ic->acct_since_ns;
+    ic->acct_since_ns = now_ns;
+}
+
+/* What the timer subsystem tells the governor (tick_nohz_get_sleep_length). */
+static void idle_fill_timers(struct world *w, int cpu)
+{
+    struct idle_sys *is = &w->idle;
+    struct cpuidle_device *dev = &is->dev[cpu];
+    sim_time_t now = w->q.now_ns;
+    sim_time_t next_tick = (now / is->tick_period_ns + 1) * is->tick_period_ns;
+    dev->tick_stopped = is->cpu[cpu].tick_stopped;
+    dev->delta_tick_ns = next_tick - now;
+    dev->next_timer_ns = is->cpu[cpu].timer_ev.when_ns - now;
+    /* The tick counts as the next event when it comes first (menu/teo compare
+     * the two themselves when the tick is stopped). */
+    if (!is->cpu[cpu].tick_stopped && dev->delta_tick_ns < dev->next_timer_ns)
+        dev->next_timer_ns = dev->delta_tick_ns;
+}
+
+static void idle_cpuidle_enter(struct world *w, int cpu)
+{
+    struct idle_sys *is = &w->idle;
+    struct idle_cpu *ic = &is->cpu[cpu];
+    struct cpuidle_device *dev = &is->dev[cpu];
+    sim_time_t now = w->q.now_ns;
+    idle_fill_timers(w, cpu);
+    bool stop_tick = true;
+    int idx = is->gov->select(&is->drv, dev, &stop_tick);
+    /* Once stopped, the tick stays stopped until a task runs. */
+    if (is->nohz && stop_tick)
+        ic->tick_stopped = true;
+    if (!ic->tick_stopped)
+        sim_event_schedule(&w->q, &ic->tick_ev, now + dev->delta_tick_ns);
+    const struct cpuidle_state *st = &is->drv.states[idx];
+    ic->state = idx;
+    ic->in_idle = true;
+    ic->entered_ns = ic->acct_since_ns = now;
+    dev->poll_time_limit = false;
+    dev->woke_by_tick = false;
+    /* Kernel IBRS stays set in idle unless the state clears SPEC_CTRL. */
+    hw_thread_set_ibrs(&w->hw, cpu, is->kernel_ibrs && st->enter != CPUIDLE_ENTER_MWAIT_IBRS);
+    if (st->enter == CPUIDLE_ENTER_POLL) {
+        sched_set_hw_mode(w, cpu, HW_THREAD_POLL, 0);
+        sim_event_schedule(&w->q, &ic->poll_ev, now + cpuidle_poll_limit_ns(&is->drv, dev));
+    } else {
+        sched_set_hw_mode(w, cpu, HW_THREAD_IDLE, is->hw_cstate[cpu * CPUIDLE_STATE_MAX + idx]);
+    }
+}
+
+void idle_enter(struct world *w, int cpu)
+{
+    struct idle_sys *is = &w->idle;
+    struct idle_cpu *ic = &is->cpu[cpu];
+    if (is->mode == IDLE_MODE_CPUIDLE) {
+        idle_cpuidle_enter(w, cpu);
+        return;
+    }
+    ic->in_idle = true;
+    ic->state = -1;
+    ic->entered_ns = w->q.now_ns;
+    hw_thread_set_ibrs(&w->hw, cpu, is->kernel_ibrs);
+    if (is->mode == IDLE_MODE_POLL)
         sched_set_hw_mode(w, cpu, HW_THREAD_POLL, 0);
     else
         sched_set_hw_mode(w, cpu, HW_THREAD_IDLE, 0);
+}
+
+sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why)
+{
+    struct idle_sys *is = &w->idle;
+    struct idle_cpu *ic = &is->cpu[cpu];
+    ic->wake = why;
+    sim_event_cancel(&w->q, &ic->tick_ev);
+    sim_event_cancel(&w->q, &ic->poll_ev);
+    sim_time_t lat = hw_thread_exit_latency_ns(&w->hw, cpu);
+    if (lat == 0)
+        return 0; /* polling: it sees the work at once */
+    if (is->mode == IDLE_MODE_CPUIDLE && ic->state >= 0) {
+        enum cpuidle_enter_method m = is->drv.states[ic->state].enter;
+        if (m == CPUIDLE_ENTER_MWAIT_IBRS)
+            lat += is->spec_ctrl_write_ns; /* restore SPEC_CTRL after MWAIT */
+        if (idle_irqs_off(m))
+            lat += is->irq_off_exit_ns;
+    }
+    /* Leaving idle runs kernel code, with kernel IBRS set. */
+    hw_thread_set_ibrs(&w->hw, cpu, is->kernel_ibrs);
+    sched_set_hw_mode(w, cpu, HW_THREAD_WAKE, w->hw.thr[cpu].cstate);
+    return lat;
+}
+
+void idle_exit_end(struct world *w, int cpu)
+{
+    struct idle_sys *is = &w->idle;
+    struct idle_cpu *ic = &is->cpu[cpu];
+    if (is->mode == IDLE_MODE_CPUIDLE && ic->state >= 0) {
+        struct cpuidle_device *dev = &is->dev[cpu];
+        int idx = ic->state;
+        idle_acct_close(is, cpu, w->q.now_ns);
+        dev->poll_time_limit = ic->wake == IDLE_WAKE_POLL_LIMIT;
+        dev->woke_by_tick = ic->wake == IDLE_WAKE_TICK;
+        cpuidle_account(&is->drv, dev, idx, w->q.now_ns - ic->entered_ns, false);
+        if (is->gov->reflect)
+            is->gov->reflect(dev, idx);
+    }
+    ic->in_idle = false;
+    ic->state = -1;
+}
+
+void idle_task_runs(struct world *w, int cpu)
+{
+    w->idle.cpu[cpu].tick_stopped = false;
+}
+
+static void idle_tick_fired(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct idle_cpu *ic = container_of(ev, struct idle_cpu, tick_ev);
+    sched_idle_wakeup(w, (int)(ic - w->idle.cpu), IDLE_WAKE_TICK);
+}
+
+static void idle_timer_arm(struct world *w, int cpu)
+{
+    double gap = sim_rng_exp(&w->rng[WORLD_STREAM_TIMERS], (double)IDLE_BG_TIMER_MEAN_NS);
+    sim_event_schedule(&w->q, &w->idle.cpu[cpu].timer_ev, w->q.now_ns + 1 + (sim_time_t)gap);
+}
+
+/* A housekeeping timer: wakes the CPU if it is idle (a busy CPU just runs
+ * the handler, whose cost is not modelled), then the next one is armed. */
+static void idle_timer_fired(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct idle_cpu *ic = container_of(ev, struct idle_cpu, timer_ev);
+    int cpu = (int)(ic - w->idle.cpu);
+    idle_timer_arm(w, cpu);
+    if (ic->in_idle && !w->sched.cpu[cpu].waking)
+        sched_idle_wakeup(w, cpu, IDLE_WAKE_TIMER);
+}
+
+static void idle_poll_limit(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct idle_cpu *ic = container_of(ev, struct idle_cpu, poll_ev);
+    sched_idle_wakeup(w, (int)(ic - w->idle.cpu), IDLE_WAKE_POLL_LIMIT);
+}
+
+void idle_measure_reset(struct world *w, sim_time_t now_ns)
+{
+    struct idle_sys *is = &w->idle;
+    is->measure_start_ns = now_ns;
+    for (int cpu = 0; cpu < w->machine->ncpus; cpu++) {
+        struct idle_cpu *ic = &is->cpu[cpu];
+        idle_acct_close(is, cpu, now_ns);
+        memset(ic->state_time_ns, 0, sizeof ic->state_time_ns);
+        if (is->dev)
+            memcpy(ic->base, is->dev[cpu].states_usage, sizeof ic->base);
+    }
+}
+
+/* Per-state residency (share of CPU time), above/below shares per state and
+ * overall, from the counters' growth since the measurement start. */
+static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out)
+{
+    struct idle_sys *is = &w->idle;
+    int n = w->machine->ncpus;
+    double cpu_time_ns = (double)(now_ns - is->measure_start_ns) * n;
+    uint64_t all_usage = 0, all_above = 0, all_below = 0;
+    char key[RPT_NAME_MAX];
+    for (int cpu = 0; cpu < n; cpu++)
+        idle_acct_close(is, cpu, now_ns);
+    for (int i = 0; i < is->drv.state_count; i++) {
+        double t = 0;
+        uint64_t usage = 0, above = 0, below = 0;
+        for (int cpu = 0; cpu < n; cpu++) {
+            const struct cpuidle_state_usage *u = &is->dev[cpu].states_usage[i];
+            const struct cpuidle_state_usage *b = &is->cpu[cpu].base[i];
+            t += (double)is->cpu[cpu].state_time_ns[i];
+            usage += u->usage - b->usage;
+            above += u->above - b->above;
+            below += u->below - b->below;
+        }
+        const char *name = is->drv.states[i].name;
+        snprintf(key, sizeof key, "residency.%s", name);
+        rpt_set_put(out, key, "%", RPT_NEUTRAL, 100.0 * t / cpu_time_ns);
+        snprintf(key, sizeof key, "above_pct.%s", name);
+        rpt_set_put(out, key, "%", RPT_NEUTRAL, usage ? 100.0 * (double)above / (double)usage : 0);
+        snprintf(key, sizeof key, "below_pct.%s", name);
+        rpt_set_put(out, key, "%", RPT_NEUTRAL, usage ? 100.0 * (double)below / (double)usage : 0);
+        all_usage += usage;
+        all_above += above;
+        all_below += below;
+    }
+    rpt_set_put(out, "above_pct", "%", RPT_NEUTRAL,
+                all_usage ? 100.0 * (double)all_above / (double)all_usage : 0);
+    rpt_set_put(out, "below_pct", "%", RPT_NEUTRAL,
+                all_usage ? 100.0 * (double)all_below / (double)all_usage : 0);
+}
+
+void idle_collect_metrics(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out)
+{
+    if (w->idle.mode == IDLE_MODE_CPUIDLE) {
+        idle_collect_cpuidle(w, now_ns, out);
+        return;
+    }
+    /* No cpuidle states: what the hardware threads did. */
+    const struct rpt_metric_value *poll = rpt_set_get(out, "poll_pct");
+    rpt_set_put(out, "residency.POLL", "%", RPT_NEUTRAL, poll ? poll->value : 0);
+    hw_collect_thread_residency(&w->hw, now_ns, out);
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/sched/idle.h"
 #include "sim/eventq.h"
 
 struct world;
@@ -47,15 +48,9 @@ struct sched_cpu {
     struct sim_event wake_ev;   /* end of the exit latency */
 };
 
-enum sched_idle_mode {
-    SCHED_IDLE_HALT,            /* default_idle: HLT, the shallowest C-state */
-    SCHED_IDLE_POLL,            /* idle=poll: spin */
-};
-
 struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
     int ncpus;
-    enum sched_idle_mode idle_mode;
     uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
 };
 
@@ -74,9 +69,9 @@ bool sched_cpu_idle(const struct world *w, int cpu);
  * thread goes through here. */
 void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate);
 
-/* The idle loop (kernel/sched/idle.c): put an empty cpu into its idle mode. */
-void sched_idle_enter(struct world *w, int cpu);
-/* Choose the idle mode from the kernel settings (idle=, cpuidle.off). */
-enum sched_idle_mode sched_idle_mode_of(const struct world *w);
+/* End cpu's idle period for reason why (a tick or the POLL limit; task
+ * wakeups come through sched_wake_task). After the exit latency the CPU runs
+ * a queued task or goes idle again. */
+void sched_idle_wakeup(struct world *w, int cpu, enum idle_wake why);
 
 #endif

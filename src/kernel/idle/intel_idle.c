@@ -1,0 +1,524 @@
+/* intel_idle: builds the cpuidle state list of an Intel CPU at boot.
+ *
+ * Why it matters to pmlab: the governors only ever see this list, so which
+ * states exist, their latency/residency numbers, which start disabled and how
+ * each is entered (IRQs on or off at MWAIT, SPEC_CTRL cleared around it) are
+ * all decided here, once, from the CPU model and the boot knobs.
+ *
+ * Follows mainline v6.12 (driver version 0.5.1; the tables used here are
+ * unchanged in the 2025 tree), with these version keys: ADL and ADL mobile
+ * tables from 5.19, ADL-N ("gmt") 6.1, SPR 5.18, EMR 6.3 (older kernels treat
+ * the model as unknown); IRQ_ENABLE on SKX/ICX C1 from 5.16; the IBRS flag
+ * from 5.19; knob availability via the registry's `since`. The entry method is
+ * chosen by the v6.5 state_update_enter_method() order for every version (for
+ * these tables older kernels reach the same result).
+ *
+ * Departures from the kernel:
+ *  - no real CPUID/MSRs: a hint is "supported" (intel_idle_verify_cstate) when
+ *    the boot CPU's core type has a hardware C-state with the same major
+ *    C-state; package C6 counts as enabled in firmware when the machine lists a
+ *    PC6 package state (SKX/SPR C6 numbers); every modelled CPU has ARAT, so no
+ *    state gets TIMER_STOP; SKL-H's C8/C9 drop (needs MSR and SGX state) and
+ *    the IVT/BXT table updates are not modelled;
+ *  - the _CST: for a model with a table, pmlab assumes the firmware lists every
+ *    table state's hint (so the use_acpi OFF rule marks nothing); for a model
+ *    without one, intel_idle_firmware_cst() supplies it (see there);
+ *  - intel_idle_ibrs() tests sched_smt_active() at every entry; pmlab decides
+ *    once: a state takes the IBRS entry only when SMT is active, otherwise it
+ *    is plain MWAIT with IRQs off (what the kernel's function then does);
+ *  - SPR before 6.0 had C1/C1E exclusivity; modelled as in 6.0+ (independent);
+ *  - the ACPI fallback gets no IBRS/force_irq_on handling, as in the kernel,
+ *    which enters every _CST state with plain intel_idle(). */
+#include "kernel/idle/intel_idle.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/x86/bugs.h"
+
+#define NSEC_PER_USEC 1000
+
+/* One row of a static table: latency and residency in µs, as in the kernel. */
+struct intel_idle_cstate {
+    const char *name;
+    uint32_t mwait_hint;
+    unsigned flags;             /* CPUIDLE_FLAG_* | INTEL_IDLE_FLAG_* */
+    int64_t exit_latency_us;
+    int64_t target_residency_us;
+};
+
+/* Which *_idle_state_table_update() a model gets. */
+enum intel_idle_table_update {
+    TABLE_UPDATE_NONE,
+    TABLE_UPDATE_SKX,   /* PC6 off in firmware: C6 92/276 */
+    TABLE_UPDATE_SPR,   /* PC6 off in firmware: C6 190/600 */
+    TABLE_UPDATE_ADL,   /* C1/C1E exclusive: preferred_cstates, C1E promotion */
+};
+
+/* struct idle_cpu: a model's table and attributes. */
+struct idle_cpu {
+    const char *name;
+    const struct intel_idle_cstate *state_table;
+    int nstates;
+    bool disable_promotion_to_c1e;
+    bool use_acpi;
+    enum intel_idle_table_update update;
+};
+
+#define TLB CPUIDLE_FLAG_TLB_FLUSHED
+#define IRQ INTEL_IDLE_FLAG_IRQ_ENABLE
+#define ALWAYS INTEL_IDLE_FLAG_ALWAYS_ENABLE
+#define IBRS INTEL_IDLE_FLAG_IBRS
+#define XSTATE INTEL_IDLE_FLAG_INIT_XSTATE
+#define UNUSABLE CPUIDLE_FLAG_UNUSABLE
+#define NSTATES(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+static const struct intel_idle_cstate skl_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C3", 0x10, TLB, 70, 100 },
+    { "C6", 0x20, TLB | IBRS, 85, 200 },
+    { "C7s", 0x33, TLB | IBRS, 124, 800 },
+    { "C8", 0x40, TLB | IBRS, 200, 800 },
+    { "C9", 0x50, TLB | IBRS, 480, 5000 },
+    { "C10", 0x60, TLB | IBRS, 890, 5000 },
+};
+
+static const struct intel_idle_cstate skx_cstates[] = {
+    { "C1", 0x00, IRQ, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C6", 0x20, TLB | IBRS, 133, 600 },
+};
+
+static const struct intel_idle_cstate icx_cstates[] = {
+    { "C1", 0x00, IRQ, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 4, 4 },
+    { "C6", 0x20, TLB, 170, 600 },
+};
+
+static const struct intel_idle_cstate spr_cstates[] = {
+    { "C1", 0x00, 0, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 2, 4 },
+    { "C6", 0x20, TLB | XSTATE, 290, 800 },
+};
+
+/* C1 and C1E are mutually exclusive on Alder Lake (C1E exists only through
+ * C1E promotion, which turns every C1 request into C1E), so C1 starts unusable. */
+static const struct intel_idle_cstate adl_cstates[] = {
+    { "C1", 0x00, UNUSABLE, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 2, 4 },
+    { "C6", 0x20, TLB, 220, 600 },
+    { "C8", 0x40, TLB, 280, 800 },
+    { "C10", 0x60, TLB, 680, 2000 },
+};
+
+static const struct intel_idle_cstate adl_l_cstates[] = {
+    { "C1", 0x00, UNUSABLE, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 2, 4 },
+    { "C6", 0x20, TLB, 170, 500 },
+    { "C8", 0x40, TLB, 200, 600 },
+    { "C10", 0x60, TLB, 230, 700 },
+};
+
+/* Alder Lake-N (adl_n_cstates until renamed gmt_cstates). */
+static const struct intel_idle_cstate gmt_cstates[] = {
+    { "C1", 0x00, UNUSABLE, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 2, 4 },
+    { "C6", 0x20, TLB, 195, 585 },
+    { "C8", 0x40, TLB, 260, 1040 },
+    { "C10", 0x60, TLB, 660, 1980 },
+};
+
+#undef TLB
+#undef IRQ
+#undef ALWAYS
+#undef IBRS
+#undef XSTATE
+#undef UNUSABLE
+
+static const struct idle_cpu idle_cpu_skl = {
+    "skl", skl_cstates, NSTATES(skl_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_skx = {
+    "skx", skx_cstates, NSTATES(skx_cstates), true, true, TABLE_UPDATE_SKX,
+};
+static const struct idle_cpu idle_cpu_icx = {
+    "icx", icx_cstates, NSTATES(icx_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_spr = {
+    "spr", spr_cstates, NSTATES(spr_cstates), true, true, TABLE_UPDATE_SPR,
+};
+static const struct idle_cpu idle_cpu_adl = {
+    "adl", adl_cstates, NSTATES(adl_cstates), false, false, TABLE_UPDATE_ADL,
+};
+static const struct idle_cpu idle_cpu_adl_l = {
+    "adl_l", adl_l_cstates, NSTATES(adl_l_cstates), false, false, TABLE_UPDATE_ADL,
+};
+static const struct idle_cpu idle_cpu_gmt = {
+    "gmt", gmt_cstates, NSTATES(gmt_cstates), false, false, TABLE_UPDATE_ADL,
+};
+
+/* intel_idle_ids[]: model -> table, with the kernel that added the match.
+ * Raptor Lake is deliberately absent: mainline never matched it (the Jan 2023
+ * "intel_idle: Add RaptorLake support" patch was not taken; Intel's reply was
+ * that the _CST path is the support and a table only an optimisation), so
+ * RAPTORLAKE* use the ACPI fallback. */
+static const struct {
+    const char *cpu_model;
+    const struct idle_cpu *icpu;
+    const char *since;
+} intel_idle_ids[] = {
+    { "SKYLAKE_L", &idle_cpu_skl, NULL },
+    { "SKYLAKE", &idle_cpu_skl, NULL },
+    { "KABYLAKE_L", &idle_cpu_skl, NULL },
+    { "KABYLAKE", &idle_cpu_skl, NULL },
+    { "SKYLAKE_X", &idle_cpu_skx, NULL },
+    { "ICELAKE_X", &idle_cpu_icx, NULL },
+    { "ICELAKE_D", &idle_cpu_icx, NULL },
+    { "ALDERLAKE", &idle_cpu_adl, "5.19" },
+    { "ALDERLAKE_L", &idle_cpu_adl_l, "5.19" },
+    { "ALDERLAKE_N", &idle_cpu_gmt, "6.1" },
+    { "ATOM_GRACEMONT", &idle_cpu_gmt, "6.1" },
+    { "SAPPHIRERAPIDS_X", &idle_cpu_spr, "5.18" },
+    { "EMERALDRAPIDS_X", &idle_cpu_spr, "6.3" },
+};
+
+/* x86_match_cpu(intel_idle_ids): the table for m on kernel kv, or NULL. */
+static const struct idle_cpu *intel_idle_match(const char *cpu_model, const struct kversion *kv)
+{
+    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0]; i++)
+        if (strcmp(intel_idle_ids[i].cpu_model, cpu_model) == 0)
+            return kversion_at_least(kv, intel_idle_ids[i].since) ? intel_idle_ids[i].icpu
+                                                                  : NULL;
+    return NULL;
+}
+
+/* The boot knobs, read once. */
+struct intel_idle_opts {
+    int max_cstate;
+    uint32_t states_off;        /* disabled_states_mask */
+    uint32_t preferred;         /* preferred_states_mask */
+    bool force_irq_on;
+    bool ibrs_off;
+    bool no_acpi;
+    bool use_acpi;              /* force_use_acpi */
+    bool kernel_ibrs;
+    bool smt_active;
+};
+
+/* The firmware's _CST for a model without a static table. pmlab knows one
+ * firmware: Intel's reference _CST for Alder/Raptor Lake client parts with
+ * S0ix, C1 (MWAIT 0x00, 1 µs), C6 (0x21, 127 µs), C10 (0x60, 1048 µs) as types
+ * C1/C2/C3 (coreboot src/soc/intel/alderlake: cstate_set_s0ix and the
+ * C*_LATENCY values; a stock 6.4 kernel on a Raptor Lake-H ThinkPad lists
+ * exactly POLL, C1_ACPI, C2_ACPI, C3_ACPI). Until machine files describe their
+ * firmware, the same set is assumed for every ALDERLAKE* and RAPTORLAKE* model
+ * (it is used only when the kernel has no table for it). */
+void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
+{
+    static const char *const client_models[] = {
+        "ALDERLAKE", "ALDERLAKE_L", "ALDERLAKE_N", "ATOM_GRACEMONT",
+        "RAPTORLAKE", "RAPTORLAKE_P", "RAPTORLAKE_S",
+    };
+    static const struct acpi_cst_entry client_cst[] = {
+        { 1, 0x00, 1 },
+        { 2, 0x21, 127 },
+        { 3, 0x60, 1048 },
+    };
+    memset(cst, 0, sizeof *cst);
+    for (size_t i = 0; i < sizeof client_models / sizeof client_models[0]; i++) {
+        if (strcmp(m->cpu_model, client_models[i]) != 0)
+            continue;
+        cst->count = (int)(sizeof client_cst / sizeof client_cst[0]);
+        memcpy(cst->states, client_cst, sizeof client_cst);
+        return;
+    }
+}
+
+/* The _CST pmlab assumes beside a static table: it lists every table state's
+ * hint (FACTS.md §1 construction rule, with the lead's default). */
+static void intel_idle_cst_from_table(const struct idle_cpu *icpu, struct acpi_cst *cst)
+{
+    memset(cst, 0, sizeof *cst);
+    for (int i = 0; i < icpu->nstates && cst->count < ACPI_CST_MAX; i++) {
+        uint32_t hint = icpu->state_table[i].mwait_hint;
+        cst->states[cst->count++] = (struct acpi_cst_entry){
+            .type = (hint >> 4) == 0 ? 1 : 3,
+            .mwait_hint = hint,
+            .latency_us = icpu->state_table[i].exit_latency_us,
+        };
+    }
+}
+
+/* intel_idle_max_cstate_reached: table position pos is beyond max_cstate. */
+static bool intel_idle_max_cstate_reached(const struct intel_idle_opts *o, int pos)
+{
+    return pos + 1 > o->max_cstate;
+}
+
+/* CPUID leaf 5 reports sub-states for the hint's C-state: here, the boot CPU's
+ * core type has a hardware state with the same major C-state. */
+static bool intel_idle_verify_cstate(const struct hw_machine *m, uint32_t mwait_hint)
+{
+    const struct hw_core_type *t = &m->types[m->ncpus > 0 ? m->cpus[0].type : 0];
+    for (int i = 0; i < t->ncstates; i++)
+        if ((t->cstates[i].mwait_hint >> 4) == (mwait_hint >> 4))
+            return true;
+    return false;
+}
+
+/* intel_idle_off_by_default: a _CST was read and does not list the hint. */
+static bool intel_idle_off_by_default(const struct acpi_cst *cst, uint32_t mwait_hint)
+{
+    if (cst->count == 0)
+        return false;
+    for (int i = 0; i < cst->count; i++)
+        if (cst->states[i].mwait_hint == mwait_hint)
+            return false;
+    return true;
+}
+
+/* Whether the firmware leaves package C6 enabled (MSR_PKG_CST_CONFIG_CONTROL
+ * limit >= 2): the machine describes a PC6 package state. */
+static bool hw_pkg_c6_enabled(const struct hw_machine *m)
+{
+    for (int i = 0; i < m->npkgstates; i++)
+        if (strcmp(m->pkgstates[i].name, "PC6") == 0)
+            return true;
+    return false;
+}
+
+static struct intel_idle_cstate *table_find(struct intel_idle_cstate *t, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return &t[i];
+    return NULL;
+}
+
+/* The *_idle_state_table_update() step on table (a copy of the static one):
+ * returns the C1E promotion decision, or prom unchanged. */
+static enum intel_idle_c1e_promotion
+intel_idle_state_table_update(const struct hw_machine *m, const struct idle_cpu *icpu,
+                              const struct intel_idle_opts *o, struct intel_idle_cstate *table,
+                              enum intel_idle_c1e_promotion prom)
+{
+    struct intel_idle_cstate *c6 = table_find(table, icpu->nstates, "C6");
+    switch (icpu->update) {
+    case TABLE_UPDATE_NONE:
+        break;
+    case TABLE_UPDATE_SKX:
+        if (c6 && !hw_pkg_c6_enabled(m)) {
+            c6->exit_latency_us = 92;
+            c6->target_residency_us = 276;
+        }
+        break;
+    case TABLE_UPDATE_SPR:
+        if (c6 && !hw_pkg_c6_enabled(m)) {
+            c6->exit_latency_us = 190;
+            c6->target_residency_us = 600;
+        }
+        break;
+    case TABLE_UPDATE_ADL:
+        /* preferred_cstates bits are sysfs indices: 1 = C1, 2 = C1E. */
+        if ((o->preferred & (1u << 1)) && !(o->preferred & (1u << 2))) {
+            table[0].flags &= ~(unsigned)CPUIDLE_FLAG_UNUSABLE;
+            table[1].flags |= CPUIDLE_FLAG_UNUSABLE;
+            return C1E_PROMOTION_DISABLE;
+        }
+        return C1E_PROMOTION_ENABLE;
+    }
+    return prom;
+}
+
+/* state_update_enter_method: first match wins (FACTS.md §1). */
+static void state_update_enter_method(struct cpuidle_state *s, const struct intel_idle_opts *o)
+{
+    if (s->flags & INTEL_IDLE_FLAG_INIT_XSTATE) {
+        s->enter = CPUIDLE_ENTER_MWAIT_XSTATE;
+        return;
+    }
+    if (o->kernel_ibrs && ((s->flags & INTEL_IDLE_FLAG_IBRS) || o->ibrs_off)) {
+        /* IBRS off across idle needs IRQs off: ibrs_off drops IRQ_ENABLE. */
+        if (o->ibrs_off)
+            s->flags &= ~(unsigned)INTEL_IDLE_FLAG_IRQ_ENABLE;
+        s->enter = o->smt_active ? CPUIDLE_ENTER_MWAIT_IBRS : CPUIDLE_ENTER_MWAIT;
+        return;
+    }
+    if ((s->flags & INTEL_IDLE_FLAG_IRQ_ENABLE) || o->force_irq_on) {
+        s->enter = CPUIDLE_ENTER_MWAIT_IRQ;
+        return;
+    }
+    s->enter = CPUIDLE_ENTER_MWAIT;
+}
+
+/* Flags a state's table entry had in kernel kv. */
+static unsigned intel_idle_flags_for_kernel(unsigned flags, const struct kversion *kv)
+{
+    if (!kversion_at_least(kv, "5.16"))
+        flags &= ~(unsigned)INTEL_IDLE_FLAG_IRQ_ENABLE;
+    if (!kversion_at_least(kv, "5.19"))
+        flags &= ~(unsigned)INTEL_IDLE_FLAG_IBRS;
+    return flags;
+}
+
+static void intel_idle_mark_off(struct cpuidle_driver *drv, struct intel_idle_info *info)
+{
+    struct cpuidle_state *s = &drv->states[drv->state_count];
+    s->flags |= CPUIDLE_FLAG_OFF;
+    info->off_by_default[drv->state_count] = true;
+}
+
+/* intel_idle_init_cstates_icpu: the static table, state by state. */
+static void intel_idle_init_cstates_icpu(const struct hw_machine *m, const struct kparams *kp,
+                                         const struct idle_cpu *icpu,
+                                         const struct intel_idle_opts *o,
+                                         const struct acpi_cst *cst, struct cpuidle_driver *drv,
+                                         struct intel_idle_info *info)
+{
+    struct intel_idle_cstate table[CPUIDLE_STATE_MAX];
+    int n = icpu->nstates < CPUIDLE_STATE_MAX ? icpu->nstates : CPUIDLE_STATE_MAX;
+    memcpy(table, icpu->state_table, (size_t)n * sizeof table[0]);
+    info->c1e_promotion = intel_idle_state_table_update(m, icpu, o, table, info->c1e_promotion);
+
+    for (int pos = 0; pos < n && drv->state_count < CPUIDLE_STATE_MAX; pos++) {
+        if (intel_idle_max_cstate_reached(o, pos))
+            break;
+        const struct intel_idle_cstate *c = &table[pos];
+        if (c->flags & CPUIDLE_FLAG_UNUSABLE)
+            continue;
+        if (!intel_idle_verify_cstate(m, c->mwait_hint))
+            continue;
+        struct cpuidle_state *s = &drv->states[drv->state_count];
+        snprintf(s->name, sizeof s->name, "%s", c->name);
+        snprintf(s->desc, sizeof s->desc, "MWAIT 0x%02x", (unsigned)c->mwait_hint);
+        s->exit_latency_ns = c->exit_latency_us * NSEC_PER_USEC;
+        s->target_residency_ns = c->target_residency_us * NSEC_PER_USEC;
+        s->flags = intel_idle_flags_for_kernel(c->flags, &kp->kernel);
+        s->mwait_hint = c->mwait_hint;
+        state_update_enter_method(s, o);
+        bool acpi_off = (icpu->use_acpi || o->use_acpi) &&
+                        intel_idle_off_by_default(cst, c->mwait_hint) &&
+                        !(s->flags & INTEL_IDLE_FLAG_ALWAYS_ENABLE);
+        if ((o->states_off & (1u << drv->state_count)) || acpi_off)
+            intel_idle_mark_off(drv, info);
+        drv->state_count++;
+    }
+}
+
+/* intel_idle_init_cstates_acpi: one state per _CST entry, "C<n>_ACPI". */
+static void intel_idle_init_cstates_acpi(const struct intel_idle_opts *o,
+                                         const struct acpi_cst *cst, struct cpuidle_driver *drv,
+                                         struct intel_idle_info *info)
+{
+    for (int i = 0; i < cst->count && drv->state_count < CPUIDLE_STATE_MAX; i++) {
+        int cstate = i + 1;     /* _CST index; state 0 is POLL */
+        if (intel_idle_max_cstate_reached(o, cstate - 1))
+            break;
+        const struct acpi_cst_entry *cx = &cst->states[i];
+        struct cpuidle_state *s = &drv->states[drv->state_count];
+        /* cstate < ACPI_CST_MAX: the cast only tells the compiler so. */
+        snprintf(s->name, sizeof s->name, "C%u_ACPI", (unsigned)(unsigned char)cstate);
+        snprintf(s->desc, sizeof s->desc, "ACPI FFH MWAIT 0x%x", (unsigned)cx->mwait_hint);
+        s->exit_latency_ns = cx->latency_us * NSEC_PER_USEC;
+        /* Residency: the latency for C1-type, three times it for deeper types. */
+        s->target_residency_ns = s->exit_latency_ns * (cx->type > 1 ? 3 : 1);
+        s->flags = cx->type > 2 ? CPUIDLE_FLAG_TLB_FLUSHED : 0;
+        s->mwait_hint = cx->mwait_hint;
+        s->enter = CPUIDLE_ENTER_MWAIT;
+        if (o->states_off & (1u << cstate))
+            intel_idle_mark_off(drv, info);
+        drv->state_count++;
+    }
+}
+
+static void intel_idle_read_opts(const struct hw_machine *m, const struct kparams *kp,
+                                 struct intel_idle_opts *o)
+{
+    o->max_cstate = (int)kparams_get(kp, "intel_idle.max_cstate", 0, -1);
+    o->states_off = (uint32_t)kparams_get(kp, "intel_idle.states_off", 0, -1);
+    o->preferred = (uint32_t)kparams_get(kp, "intel_idle.preferred_cstates", 0, -1);
+    o->force_irq_on = kparams_get(kp, "intel_idle.force_irq_on", 0, -1) != 0;
+    o->ibrs_off = kparams_get(kp, "intel_idle.ibrs_off", 0, -1) != 0;
+    o->no_acpi = kparams_get(kp, "intel_idle.no_acpi", 0, -1) != 0;
+    o->use_acpi = kparams_get(kp, "intel_idle.use_acpi", 0, -1) != 0;
+    o->kernel_ibrs = x86_kernel_ibrs_active(m, kp);
+    o->smt_active = m->threads_per_core > 1;
+}
+
+/* The early exits of intel_idle_init(), before any table work. Returns 0 or
+ * the negative errno with msg set. */
+static int intel_idle_check_load(const struct hw_machine *m, const struct kparams *kp,
+                                 const struct intel_idle_opts *o, char *msg, size_t msgsize)
+{
+    int64_t idle = kparams_get(kp, "idle", 0, -1);
+    if (idle != 0) {
+        const struct kparam *p = kparam_find("idle");
+        snprintf(msg, msgsize,
+                 "intel_idle: not loaded: idle=%s overrides the idle driver (the kernel logs nothing)",
+                 p->choices[idle]);
+        return -ENODEV;
+    }
+    if (o->max_cstate == 0) {
+        snprintf(msg, msgsize,
+                 "intel_idle: disabled (intel_idle.max_cstate=0); acpi_idle would take over: not modelled");
+        return -EPERM;
+    }
+    if (strcmp(m->vendor, "intel") != 0) {
+        snprintf(msg, msgsize, "intel_idle: not loaded: not an Intel CPU (vendor %s)", m->vendor);
+        return -ENODEV;
+    }
+    return 0;
+}
+
+int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
+                    struct cpuidle_driver *drv, struct intel_idle_info *info, char *msg,
+                    size_t msgsize)
+{
+    struct intel_idle_opts o;
+    struct acpi_cst cst;
+    memset(drv, 0, sizeof *drv);
+    memset(info, 0, sizeof *info);
+    if (msgsize)
+        msg[0] = '\0';
+    intel_idle_read_opts(m, kp, &o);
+    int err = intel_idle_check_load(m, kp, &o, msg, msgsize);
+    if (err)
+        return err;
+
+    const struct idle_cpu *icpu = intel_idle_match(m->cpu_model, &kp->kernel);
+    memset(&cst, 0, sizeof cst);
+    if (icpu) {
+        info->acpi_cst_read = (icpu->use_acpi || o.use_acpi) && !o.no_acpi;
+        if (info->acpi_cst_read)
+            intel_idle_cst_from_table(icpu, &cst);
+        if (icpu->disable_promotion_to_c1e)
+            info->c1e_promotion = C1E_PROMOTION_DISABLE;
+    } else {
+        if (!o.no_acpi)
+            intel_idle_firmware_cst(m, &cst);
+        if (cst.count == 0) {
+            snprintf(msg, msgsize,
+                     "intel_idle: ACPI _CST not found or not usable (model %s has no table%s)",
+                     m->cpu_model, o.no_acpi ? ", intel_idle.no_acpi=1" : "");
+            memset(info, 0, sizeof *info);
+            return -ENODEV;
+        }
+        info->acpi_cst_read = true;
+    }
+
+    snprintf(drv->name, sizeof drv->name, "intel_idle");
+    cpuidle_poll_state_init(drv);
+    if (o.states_off & 1u)
+        intel_idle_mark_off(drv, info);
+    drv->state_count = 1;
+    info->table = icpu ? icpu->name : "acpi";
+    info->kernel_ibrs = o.kernel_ibrs;
+    info->smt_active = o.smt_active;
+    if (icpu)
+        intel_idle_init_cstates_icpu(m, kp, icpu, &o, &cst, drv, info);
+    else
+        intel_idle_init_cstates_acpi(&o, &cst, drv, info);
+    return 0;
+}

@@ -1,0 +1,94 @@
+/* idle: the idle loop of every CPU (kernel/sched/idle.c do_idle and
+ * cpuidle_idle_call) on top of the cpuidle core, and the physics of entering
+ * and leaving an idle state.
+ *
+ * Three modes, as the kernel picks them at boot: idle=poll spins
+ * (cpu_idle_poll); without a cpuidle driver (cpuidle.off=1, idle=halt|nomwait,
+ * a driver that does not load) the architecture's default_idle halts into the
+ * shallowest hardware state; otherwise each idle period is governor select ->
+ * driver enter -> (wakeup) -> cpuidle accounting -> governor reflect.
+ *
+ * Wakeups end an idle period four ways: a task woken onto the CPU (IPI, or no
+ * IPI for a polling CPU), the periodic tick when the governor kept it, a
+ * housekeeping timer, and the POLL state's time limit. The tick is modelled
+ * only where it matters: on idle CPUs whose tick is running (busy CPUs' ticks
+ * cost nothing here). Housekeeping timers (the kernel's and daemons' hrtimers
+ * and timer-wheel timers) fire on every CPU at random intervals with the mean
+ * measured on a real idle machine; the next one is what the governor is told
+ * as the sleep length. */
+#ifndef PMLAB_KERNEL_SCHED_IDLE_H
+#define PMLAB_KERNEL_SCHED_IDLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/cpuidle/cpuidle.h"
+#include "report/results.h"
+#include "sim/eventq.h"
+
+struct world;
+
+enum idle_mode {
+    IDLE_MODE_CPUIDLE,   /* a cpuidle driver and governor */
+    IDLE_MODE_HALT,      /* default_idle: HLT into the shallowest hardware state */
+    IDLE_MODE_POLL,      /* idle=poll */
+};
+
+enum idle_wake {
+    IDLE_WAKE_IPI,        /* a task was woken onto this CPU */
+    IDLE_WAKE_TICK,       /* the periodic tick */
+    IDLE_WAKE_POLL_LIMIT, /* POLL ran out of time */
+    IDLE_WAKE_TIMER,      /* a housekeeping timer (not the tick) */
+};
+
+struct idle_cpu {
+    int state;                  /* cpuidle state while idle, -1 when not in one */
+    bool in_idle;               /* in an idle period (until its exit completes) */
+    bool tick_stopped;          /* stopped by the governor; restarts when a task runs */
+    enum idle_wake wake;        /* what ended the current period */
+    sim_time_t entered_ns;      /* start of the current idle period */
+    sim_time_t acct_since_ns;   /* start of the part not yet in state_time_ns */
+    struct sim_event tick_ev;   /* next tick while idle with the tick running */
+    struct sim_event poll_ev;   /* POLL time limit */
+    struct sim_event timer_ev;  /* next housekeeping timer of this CPU */
+    /* Metric accumulators since the measurement start. */
+    sim_time_t state_time_ns[CPUIDLE_STATE_MAX];
+    struct cpuidle_state_usage base[CPUIDLE_STATE_MAX]; /* counters at measure start */
+};
+
+struct idle_sys {
+    enum idle_mode mode;
+    char why_no_driver[128];            /* the kernel's reason, when mode != CPUIDLE */
+    struct cpuidle_driver drv;
+    const struct cpuidle_governor *gov;
+    struct cpuidle_device *dev;         /* [ncpus] */
+    unsigned char *gov_data;            /* [ncpus * gov->data_size] */
+    struct idle_cpu *cpu;               /* [ncpus] */
+    int *hw_cstate;                     /* [ncpus * CPUIDLE_STATE_MAX] hw state per driver state */
+    sim_time_t tick_period_ns;
+    bool nohz;                          /* the tick may stop on idle CPUs */
+    bool kernel_ibrs;                   /* legacy IBRS set on kernel entry */
+    sim_time_t spec_ctrl_write_ns, irq_off_exit_ns;
+    sim_time_t measure_start_ns;
+};
+
+/* Set up w->idle from the machine and kernel settings; every CPU enters idle. */
+void idle_init(struct world *w);
+void idle_destroy(struct world *w);
+
+/* The CPU has nothing to run: start an idle period. */
+void idle_enter(struct world *w, int cpu);
+/* Begin leaving the idle period for reason why; returns the delay before the
+ * CPU runs kernel code again (exit latency and exit-path costs), 0 for a
+ * polling CPU. */
+sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why);
+/* The exit is complete: account the period and let the governor learn. */
+void idle_exit_end(struct world *w, int cpu);
+/* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
+void idle_task_runs(struct world *w, int cpu);
+
+void idle_measure_reset(struct world *w, sim_time_t now_ns);
+/* residency.<state>, above_pct, below_pct and the per-state shares. */
+void idle_collect_metrics(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out);
+
+#endif
