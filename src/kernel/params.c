@@ -219,6 +219,9 @@ void kparams_destroy(struct kparams *kp)
         free(kp->patches[i]);
     free(kp->patches);
     free(kp->set);
+    for (int i = 0; i < kp->nwarnings; i++)
+        free(kp->warnings[i]);
+    free(kp->warnings);
     memset(kp, 0, sizeof *kp);
 }
 
@@ -231,27 +234,58 @@ bool kparams_has_patch(const struct kparams *kp, const char *patch)
 }
 
 /* Checks shared by every way of setting a knob: kernel version and patch. */
-static int kparams_check_available(const struct kparams *kp, const struct kparam *p,
-                                   const char *word, const char *file, int line, struct diag *d)
+/* Why p does not exist in this variant's kernel, or NULL if it does. */
+static const char *kparams_missing(const struct kparams *kp, const struct kparam *p, char *buf,
+                                   size_t size)
 {
     char kv[32];
     kversion_format(&kp->kernel, kv, sizeof kv);
-    if (!kversion_at_least(&kp->kernel, p->since))
-        return diag_error(d, file, line, "%s: not in kernel %s (added in %s)", word, kv,
-                          p->since);
-    if (p->patch && !kparams_has_patch(kp, p->patch))
-        return diag_error(d, file, line, "%s: exists only with 'patches = %s'", word, p->patch);
-    return 0;
+    if (!kversion_at_least(&kp->kernel, p->since)) {
+        snprintf(buf, size, "not in kernel %s (added in %s)", kv, p->since);
+        return buf;
+    }
+    if (p->patch && !kparams_has_patch(kp, p->patch)) {
+        snprintf(buf, size, "exists only with 'patches = %s'", p->patch);
+        return buf;
+    }
+    return NULL;
 }
 
-static int kparams_append(struct kparams *kp, const struct kparam *p, const char *text,
-                          const char *cpu_glob, int state, const char *word, const char *file,
-                          int line, struct diag *d)
+/* What the kernel logs for a boot parameter nobody claims: a built-in
+ * module's parameter is "MODULE: unknown parameter 'NAME' ignored"; any other
+ * word goes to init as an argument or environment variable. */
+static void kparams_warn_missing(struct kparams *kp, const char *word, const char *why,
+                                 const char *file, int line)
+{
+    char msg[512];
+    const char *dot = strchr(word, '.');
+    if (dot)
+        snprintf(msg, sizeof msg,
+                 "%s:%d: warning: %s: %s; the kernel logs \"%.*s: unknown parameter '%s' "
+                 "ignored\" and boots without it", file, line, word, why, (int)(dot - word), word,
+                 dot + 1);
+    else
+        snprintf(msg, sizeof msg,
+                 "%s:%d: warning: %s: %s; the kernel logs \"Unknown kernel command line "
+                 "parameters \\\"%s\\\", will be passed to user space.\" and boots without it",
+                 file, line, word, why, word);
+    kp->warnings = xreallocarray(kp->warnings, (size_t)kp->nwarnings + 1, sizeof *kp->warnings);
+    kp->warnings[kp->nwarnings++] = xstrdup(msg);
+}
+
+static int kparams_append(struct kparams *kp, const struct kparam *p, enum kparam_source src,
+                          const char *text, const char *cpu_glob, int state, const char *word,
+                          const char *file, int line, struct diag *d)
 {
     int64_t v;
     char msg[200];
-    if (kparams_check_available(kp, p, word, file, line, d) != 0)
-        return -1;
+    const char *why = kparams_missing(kp, p, msg, sizeof msg);
+    if (why && src == KPARAM_SRC_CMDLINE) {
+        kparams_warn_missing(kp, word, why, file, line);
+        return 0;
+    }
+    if (why)
+        return diag_error(d, file, line, "%s: %s", word, why);
     if (kparam_parse_value(p, text, &v, msg, sizeof msg) != 0)
         return diag_error(d, file, line, "%s: %s", word, msg);
     if (kp->nset == kp->capset) {
@@ -280,7 +314,7 @@ int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
             return diag_error(d, file, line, "%s: needs a value (%s=...)", name, name);
         value = "1";
     }
-    return kparams_append(kp, p, value, "*", -1, name, file, line, d);
+    return kparams_append(kp, p, KPARAM_SRC_CMDLINE, value, "*", -1, name, file, line, d);
 }
 
 int kparams_set_sysfs(struct kparams *kp, const char *path, const char *value, const char *file,
@@ -294,7 +328,7 @@ int kparams_set_sysfs(struct kparams *kp, const char *path, const char *value, c
                           path);
     if (!value)
         return diag_error(d, file, line, "%s: needs a value (%s=VALUE)", path, path);
-    return kparams_append(kp, p, value, cpu_glob, state, path, file, line, d);
+    return kparams_append(kp, p, KPARAM_SRC_SYSFS, value, cpu_glob, state, path, file, line, d);
 }
 
 int kparams_set_config(struct kparams *kp, const char *name, const char *value, const char *file,
@@ -306,7 +340,7 @@ int kparams_set_config(struct kparams *kp, const char *name, const char *value, 
                           name);
     if (!value)
         return diag_error(d, file, line, "%s: needs a value (%s=...)", name, name);
-    return kparams_append(kp, p, value, "*", -1, name, file, line, d);
+    return kparams_append(kp, p, KPARAM_SRC_CONFIG, value, "*", -1, name, file, line, d);
 }
 
 static bool ksetting_applies(const struct ksetting *s, int cpu, int state)

@@ -94,6 +94,11 @@ struct kparams {
     int npatches;
     struct ksetting *set;
     int nset, capset;
+    /* What the real kernel would log about this variant's settings and then
+     * ignore (a boot parameter its version or patches lack), as
+     * "FILE:LINE: warning: ..." lines for the user. */
+    char **warnings;
+    int nwarnings;
 };
 
 void kparams_init(struct kparams *kp);
@@ -101,7 +106,10 @@ void kparams_destroy(struct kparams *kp);
 bool kparams_has_patch(const struct kparams *kp, const char *patch);
 
 /* Apply one `name=value` (or bare `name`) from the kernel command line. Errors
- * name file:line and the word. */
+ * name file:line and the word. A registered parameter that this kernel
+ * version (or its patches) lacks is not an error: like the real kernel, the
+ * word is ignored, and a warning saying what the kernel logs is added to
+ * kp->warnings. */
 int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
                         const char *file, int line, struct diag *d);
 /* Apply one sysfs write `path=value`. */

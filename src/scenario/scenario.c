@@ -358,6 +358,8 @@ static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
     }
     if (!v->kernel)
         v->kernel = xstrdup(KVERSION_DEFAULT);
+    for (int i = 0; i < v->kp.nwarnings; i++)
+        fprintf(stderr, "%s (variant %s)\n", v->kp.warnings[i], v->name);
     return kparams_check_cpus(&v->kp, st->s->machine->ncpus, st->path, d);
 }
 

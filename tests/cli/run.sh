@@ -91,6 +91,10 @@ expect_exit 2 "$P" run "$S" --output /nonexistent-dir/out.txt
 expect_exit 2 "$P" run "$S" --variant nosuch
 expect_exit 1 "$P" run tests/data/scenarios/overload.ini --quiet
 grep -q 'variant a, replication 0, load point 0: overloaded' "$T/e" || fail "overload message: $(cat "$T/e")"
+expect_exit 0 "$P" run tests/data/scenarios/warn-old-kernel.ini --quiet
+grep -q "warn-old-kernel.ini:12: warning: intel_idle.ibrs_off: not in kernel 6.6 (added in 6.7); the kernel logs \"intel_idle: unknown parameter 'ibrs_off' ignored\"" "$T/e" ||
+    fail "old-kernel warning: $(cat "$T/e")"
+[ "$(grep -c warning "$T/e")" -eq 1 ] || fail "only the 6.6 variant should warn"
 expect_exit 0 "$P" run --help
 expect_exit 0 "$P" --help
 ok "exit statuses"
