@@ -1,0 +1,192 @@
+/* The idle loop on a simulated machine: PM QoS and sysfs limits reach the
+ * governor, the entry method decides whether a busy sibling pays the IBRS
+ * tax, IBRS-off exits pay the SPEC_CTRL write, and the POLL state ends at its
+ * limit. skx-2s: cpu0 and cpu56 are SMT siblings. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "world.h"
+
+struct fx {
+    struct hw_machine *m;
+    struct kparams kp;
+    struct world w;
+};
+
+struct probe {
+    struct task t;
+    sim_time_t done_ns;
+};
+
+static void probe_done(struct world *w, struct task *t)
+{
+    ((struct probe *)t)->done_ns = w->q.now_ns;
+}
+
+static void set_calib(struct hw_machine *m, const char *key, double v)
+{
+    for (int i = 0; i < m->ncalib; i++)
+        if (strcmp(m->calib[i].key, key) == 0)
+            return (void)(m->calib[i].value = v);
+    strcpy(m->calib[m->ncalib].key, key);
+    m->calib[m->ncalib++].value = v;
+}
+
+/* skx-2s with the given command line and sysfs writes (space-separated). */
+static struct fx *fx_new(const char *cmdline, const char *sysfs)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load("machines/skx-2s.ini", &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    set_calib(f->m, "ibrs_sibling_factor", 0.8);
+    set_calib(f->m, "spec_ctrl_write_ns", 500);
+    set_calib(f->m, "irq_off_exit_ns", 300);
+    kparams_init(&f->kp);
+    struct cmdline c;
+    char msg[128];
+    assert_int_equal(cmdline_split(cmdline ? cmdline : "", &c, msg, sizeof msg), 0);
+    for (int i = 0; i < c.nargs; i++)
+        if (kparams_set_cmdline(&f->kp, c.args[i].name, c.args[i].value, "t", 1, &d) != 0)
+            fail_msg("%s", d.msg);
+    cmdline_free(&c);
+    assert_int_equal(cmdline_split(sysfs ? sysfs : "", &c, msg, sizeof msg), 0);
+    for (int i = 0; i < c.nargs; i++)
+        if (kparams_set_sysfs(&f->kp, c.args[i].name, c.args[i].value, "t", 2, &d) != 0)
+            fail_msg("%s", d.msg);
+    cmdline_free(&c);
+    struct world_key key = { .seed = 3 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    return f;
+}
+
+static void fx_free(struct fx *f)
+{
+    world_destroy(&f->w);
+    kparams_destroy(&f->kp);
+    hw_machine_free(f->m);
+    free(f);
+}
+
+static double metric(struct fx *f, const char *name)
+{
+    struct rpt_metric_set s = { 0 };
+    world_collect_metrics(&f->w, &s);
+    const struct rpt_metric_value *v = rpt_set_get(&s, name);
+    double x = v ? v->value : NAN;
+    rpt_set_free(&s);
+    return x;
+}
+
+/* Idle for 200 ms from a clean start: where does the time go? */
+static void run_idle(struct fx *f)
+{
+    world_measure_reset(&f->w);
+    world_run_until(&f->w, 200 * SIM_NS_PER_MS);
+}
+
+static void test_default_reaches_c6(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(NULL, NULL);
+    assert_int_equal(f->w.idle.mode, IDLE_MODE_CPUIDLE);
+    assert_string_equal(f->w.idle.gov->name, "menu");
+    run_idle(f);
+    assert_true(metric(f, "residency.C6") > 95);
+    assert_true(metric(f, "pkg_residency.PC6") > 90);
+    fx_free(f);
+}
+
+/* /dev/cpu_dma_latency=0 allows only state 0: CPUs poll. */
+static void test_pm_qos_zero_polls(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(NULL, "/dev/cpu_dma_latency=0");
+    run_idle(f);
+    assert_true(metric(f, "residency.POLL") > 99);
+    assert_float_equal(metric(f, "residency.C6"), 0, 0);
+    fx_free(f);
+}
+
+/* A latency limit between C1E (10 us) and C6 (133 us) caps at C1E; disabling
+ * C6 through sysfs on some CPUs only affects those. */
+static void test_limits_and_disable(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("cpuidle.governor=teo", "/dev/cpu_dma_latency=50");
+    run_idle(f);
+    assert_float_equal(metric(f, "residency.C6"), 0, 0);
+    assert_true(metric(f, "residency.C1E") > 95);
+    fx_free(f);
+    f = fx_new(NULL, "/sys/devices/system/cpu/cpu*/cpuidle/state3/disable=1 "
+                     "/sys/devices/system/cpu/cpu[0-9]/cpuidle/state3/disable=0");
+    run_idle(f);
+    double c6 = metric(f, "residency.C6");
+    assert_true(c6 > 100.0 * 10 / 112 * 0.95 && c6 < 100.0 * 10 / 112 * 1.01);
+    fx_free(f);
+}
+
+/* With kernel IBRS and C1 only, a task on cpu0 runs slower while its sibling
+ * idles in C1 with IBRS set (the MWAIT-with-IRQs entry); ibrs_off clears
+ * SPEC_CTRL around MWAIT, so the busy thread runs at full speed. */
+static sim_time_t run_one_task(struct fx *f)
+{
+    struct probe p = { 0 };
+    world_run_until(&f->w, SIM_NS_PER_MS);
+    task_init(&p.t, probe_done, 0);
+    sim_time_t start = f->w.q.now_ns;
+    sched_wake_task(&f->w, &p.t, 100000);
+    world_run_until(&f->w, 5 * SIM_NS_PER_MS);
+    return p.done_ns - start;
+}
+
+static void test_ibrs_tax_and_ibrs_off(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("spectre_v2=ibrs intel_idle.max_cstate=1 cpuidle.governor=ladder", NULL);
+    assert_true(f->w.idle.kernel_ibrs);
+    assert_int_equal(f->w.idle.drv.states[1].enter, CPUIDLE_ENTER_MWAIT_IRQ);
+    sim_time_t taxed = run_one_task(f);
+    fx_free(f);
+    f = fx_new("spectre_v2=ibrs intel_idle.max_cstate=1 intel_idle.ibrs_off cpuidle.governor=ladder",
+               NULL);
+    assert_int_equal(f->w.idle.drv.states[1].enter, CPUIDLE_ENTER_MWAIT_IBRS);
+    sim_time_t clean = run_one_task(f);
+    fx_free(f);
+    /* 100 us of work: at 0.8 vs 1.0, plus C1 exit (2 us) and, with ibrs_off,
+     * the IRQ-off exit path (300 ns) and the SPEC_CTRL restore (500 ns). */
+    assert_true(llabs(taxed - (2000 + 125000)) <= 2);
+    assert_true(llabs(clean - (2000 + 300 + 500 + 100000)) <= 2);
+}
+
+/* POLL ends at its limit (the first enabled state's target residency) and
+ * the governor is told so: a CPU held in POLL by PM QoS keeps re-entering. */
+static void test_poll_limit(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(NULL, "/dev/cpu_dma_latency=0");
+    world_run_until(&f->w, 10 * SIM_NS_PER_MS);
+    uint64_t usage = f->w.idle.dev[5].states_usage[0].usage;
+    /* limit = C1's 2 us target residency: ~5000 POLL periods in 10 ms */
+    assert_true(usage > 4500 && usage <= 5001);
+    fx_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_reaches_c6),  cmocka_unit_test(test_pm_qos_zero_polls),
+        cmocka_unit_test(test_limits_and_disable),  cmocka_unit_test(test_ibrs_tax_and_ibrs_off),
+        cmocka_unit_test(test_poll_limit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
