@@ -38,11 +38,11 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Test and bench objects are not intermediate: keep them between runs.
 .SECONDARY:
 
-.PHONY: all asan test unit-tests cli-tests bench bench-compare run-seeds clean
+.PHONY: all asan test unit-tests cli-tests scenario-tests bench bench-compare run-seeds clean
 all: pmlab
 
 pmlab: $(B)/pmlab
-	@cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 $(B)/pmlab: $(B)/src/main.o $(B)/libpmlab.a
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
@@ -74,6 +74,7 @@ test:
 	$(MAKE) V=asan build-tests
 	$(MAKE) V=rel unit-tests cli-tests
 	$(MAKE) V=asan unit-tests cli-tests
+	$(MAKE) V=rel scenario-tests
 	@echo "test: all passed (rel and asan)"
 
 unit-tests:
@@ -81,6 +82,11 @@ unit-tests:
 
 cli-tests:
 	@set -e; for t in tests/cli/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab sh $$t; done
+
+# Seed scenarios in their quick configuration, asserting each published
+# effect within stated bounds (optimised build only: they are long).
+scenario-tests:
+	@set -e; for t in tests/scenarios/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab sh $$t; done
 
 bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench

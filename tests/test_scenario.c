@@ -95,7 +95,7 @@ static void test_good_full(void **state)
     assert_int_equal(k->kp.kernel.sub, 3);
     assert_int_equal(get(k, "CONFIG_HZ", 0, -1), 3);             /* "1000" */
     assert_int_equal(get(k, "cpuidle.governor", 0, -1), 1);      /* teo */
-    assert_int_equal(get(k, "idle", 0, -1), 2);                  /* halt */
+    assert_int_equal(get(k, "intel_idle.max_cstate", 0, -1), 3); /* quoted word */
     assert_int_equal(get(k, "cpuidle.off", 0, -1), 0);           
     assert_int_equal(get(k, "nohz", 0, -1), 0);
     assert_int_equal(get(k, "cpuidle.state_disable", 2, 2), 1);  /* cpu[0-3] */
@@ -104,7 +104,7 @@ static void test_good_full(void **state)
     assert_int_equal(get(k, "pm_qos_resume_latency_us", 0, -1), 0);   /* n/a */
     assert_int_equal(get(k, "pm_qos_resume_latency_us", 1, -1), 20);  /* later write wins */
     assert_int_equal(get(k, "cpu_dma_latency", 0, -1), 100);
-    assert_string_equal(k->cmdline, "cpuidle.governor=teo \"idle=halt\" cpuidle.off=0 nohz=off -- init-arg");
+    assert_string_equal(k->cmdline, "cpuidle.governor=teo \"intel_idle.max_cstate=3\" cpuidle.off=0 nohz=off -- init-arg");
     scenario_free(s);
 }
 

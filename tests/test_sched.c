@@ -32,7 +32,8 @@ static void probe_done(struct world *w, struct task *t)
 }
 
 /* A world on skx-2s with cpuidle.off=1 (default_idle: HLT into C1) unless
- * cmdline_word is given (then word=poll, i.e. idle=poll). */
+ * cmdline_word is given (then word=poll, i.e. idle=poll). spectre_v2=retpoline
+ * keeps kernel IBRS (and its sibling tax, tested in test_idle.c) out. */
 static struct fixture *fixture_new(const char *cmdline_word)
 {
     struct fixture *f = calloc(1, sizeof *f);
@@ -41,6 +42,7 @@ static struct fixture *fixture_new(const char *cmdline_word)
     if (!f->m)
         fail_msg("%s", d.msg);
     kparams_init(&f->kp);
+    assert_int_equal(kparams_set_cmdline(&f->kp, "spectre_v2", "retpoline", "t", 1, &d), 0);
     if (cmdline_word)
         assert_int_equal(kparams_set_cmdline(&f->kp, cmdline_word, "poll", "t", 1, &d), 0);
     else

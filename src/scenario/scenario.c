@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/sched/idle.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
@@ -360,7 +361,9 @@ static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
         v->kernel = xstrdup(KVERSION_DEFAULT);
     for (int i = 0; i < v->kp.nwarnings; i++)
         fprintf(stderr, "%s (variant %s)\n", v->kp.warnings[i], v->name);
-    return kparams_check_cpus(&v->kp, st->s->machine->ncpus, st->path, d);
+    if (kparams_check_cpus(&v->kp, st->s->machine->ncpus, st->path, d) != 0)
+        return -1;
+    return idle_validate(st->s->machine, &v->kp, st->path, d);
 }
 
 static int scn_check_variant_keys(struct scn_parse *st, struct diag *d)

@@ -75,7 +75,7 @@
  *
  * Metrics: max_jops, critical_jops (jOPS, higher better), hbir_jops, the
  * per-SLA rates sla<N>_jops, gc_pause_ms_mean and gc_pct over the curve, and
- * the machine metrics of hw_collect_metrics from the start of the first
+ * the machine and idle metrics of world_collect_metrics from the start of the first
  * measurement window to the end of the curve (settle periods included). The
  * RT curve is the series "rt_curve". An SLA that no passing step meets
  * contributes the lowest step's IR to critical-jOPS (a floor, counted in
@@ -652,7 +652,7 @@ static void jbb_rt_curve(struct jbb_run *run, double hbir_jops)
             if (!st->pass)
                 return;
         } else {
-            hw_measure_reset(&run->w->hw, run->w->q.now_ns);
+            world_measure_reset(run->w);
             run->gc.npauses = 0;
             run->gc.pause_ns = 0;
         }
@@ -754,7 +754,7 @@ static void jbb_collect(struct jbb_run *run, double hbir_jops, struct rpt_metric
                 gc->npauses ? (double)gc->pause_ns / (double)gc->npauses / 1e6 : 0);
     rpt_set_put(out, "gc_pct", "%", RPT_LOWER_BETTER,
                 span_ns > 0 ? 100.0 * (double)gc->pause_ns / span_ns : 0);
-    hw_collect_metrics(&run->w->hw, run->w->q.now_ns, out);
+    world_collect_metrics(run->w, out);
     jbb_put_curve(run, out);
 }
 

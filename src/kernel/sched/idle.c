@@ -45,31 +45,50 @@ static sim_time_t idle_tick_period_ns(const struct world *w)
 
 /* Decide the idle mode the way the kernel does at boot: idle=poll, then
  * cpuidle.off or idle=halt/nomwait (no cpuidle driver: default_idle), then
- * intel_idle on the machine. */
-static void idle_probe(struct world *w)
+ * intel_idle on the machine. Fills drv when a driver registers. */
+static enum idle_mode idle_probe(const struct hw_machine *m, const struct kparams *kp,
+                                 struct cpuidle_driver *drv, char *why, size_t whysize)
 {
-    struct idle_sys *is = &w->idle;
-    int64_t idle_opt = kparams_get(w->kp, "idle", 0, -1); /* "", poll, halt, nomwait */
+    int64_t idle_opt = kparams_get(kp, "idle", 0, -1); /* "", poll, halt, nomwait */
     if (idle_opt == 1) {
-        is->mode = IDLE_MODE_POLL;
-        str_copy(is->why_no_driver, sizeof is->why_no_driver, "idle=poll: the CPUs spin");
-        return;
+        str_copy(why, whysize, "idle=poll: the CPUs spin");
+        return IDLE_MODE_POLL;
     }
-    if (kparams_get(w->kp, "cpuidle.off", 0, -1) != 0) {
-        is->mode = IDLE_MODE_HALT;
-        str_copy(is->why_no_driver, sizeof is->why_no_driver, "cpuidle.off=1: default_idle (HLT)");
-        return;
+    if (kparams_get(kp, "cpuidle.off", 0, -1) != 0) {
+        str_copy(why, whysize, "cpuidle.off=1: default_idle (HLT)");
+        return IDLE_MODE_HALT;
     }
     struct intel_idle_info info;
-    if (intel_idle_init(w->machine, w->kp, &is->drv, &info, is->why_no_driver,
-                        sizeof is->why_no_driver) != 0) {
-        is->mode = IDLE_MODE_HALT;
-        return;
-    }
-    is->mode = IDLE_MODE_CPUIDLE;
-    for (int i = 0; i < is->drv.state_count; i++)
+    if (intel_idle_init(m, kp, drv, &info, why, whysize) != 0)
+        return IDLE_MODE_HALT;
+    for (int i = 0; i < drv->state_count; i++)
         if (info.off_by_default[i])
-            is->drv.states[i].flags |= CPUIDLE_FLAG_OFF;
+            drv->states[i].flags |= CPUIDLE_FLAG_OFF;
+    return IDLE_MODE_CPUIDLE;
+}
+
+int idle_validate(const struct hw_machine *m, const struct kparams *kp, const char *file,
+                  struct diag *d)
+{
+    struct cpuidle_driver drv;
+    char why[128] = "";
+    memset(&drv, 0, sizeof drv);
+    enum idle_mode mode = idle_probe(m, kp, &drv, why, sizeof why);
+    const struct kparam *p = kparam_find("cpuidle.state_disable");
+    for (int i = 0; i < kp->nset; i++) {
+        const struct ksetting *s = &kp->set[i];
+        if (s->param != p)
+            continue;
+        if (mode != IDLE_MODE_CPUIDLE)
+            return diag_error(d, file, s->line,
+                              "cpuidle state%d/disable: no cpuidle driver in this variant (%s), "
+                              "so the file does not exist", s->state, why);
+        if (s->state >= drv.state_count)
+            return diag_error(d, file, s->line,
+                              "cpuidle state%d/disable: %s has states 0..%d on %s", s->state,
+                              drv.name, drv.state_count - 1, m->name);
+    }
+    return 0;
 }
 
 static const struct cpuidle_governor *idle_pick_governor(const struct world *w)
@@ -143,7 +162,7 @@ void idle_init(struct world *w)
     is->spec_ctrl_write_ns = (sim_time_t)hw_machine_calib(w->machine, "spec_ctrl_write_ns");
     is->irq_off_exit_ns = (sim_time_t)hw_machine_calib(w->machine, "irq_off_exit_ns");
     is->cpu = xcalloc((size_t)n, sizeof *is->cpu);
-    idle_probe(w);
+    is->mode = idle_probe(w->machine, w->kp, &is->drv, is->why_no_driver, sizeof is->why_no_driver);
     for (int cpu = 0; cpu < n; cpu++) {
         sim_event_init(&is->cpu[cpu].tick_ev, idle_tick_fired);
         sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);

@@ -22,7 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
+#include "kernel/params.h"
 #include "report/results.h"
 #include "sim/eventq.h"
 
@@ -71,6 +73,12 @@ struct idle_sys {
     sim_time_t spec_ctrl_write_ns, irq_off_exit_ns;
     sim_time_t measure_start_ns;
 };
+
+/* Check a variant's idle settings against what its kernel builds on machine
+ * m: sysfs writes to cpuidle state files need a cpuidle driver and a state of
+ * that index. Returns 0, or -1 with d = "file:line: ..." naming the write. */
+int idle_validate(const struct hw_machine *m, const struct kparams *kp, const char *file,
+                  struct diag *d);
 
 /* Set up w->idle from the machine and kernel settings; every CPU enters idle. */
 void idle_init(struct world *w);
