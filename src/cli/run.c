@@ -202,9 +202,12 @@ static int run_main(int argc, char **argv)
     if (!a.quiet) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        fprintf(stderr, "pmlab: %s: %d runs, %.3g events in %.2f s (%.2f M events/s), peak RSS %ld kB\n",
-                s->name, st.njobs, (double)st.nevents, st.wall_s,
-                st.wall_s > 0 ? (double)st.nevents / st.wall_s / 1e6 : 0, ru.ru_maxrss);
+        double wall = st.wall_s > 0 ? st.wall_s : 1e-9;
+        fprintf(stderr,
+                "pmlab: %s: %d runs, %.3g events in %.2f s (%.2f M events/s, %.3g simulated s "
+                "per wall s), peak RSS %ld kB\n",
+                s->name, st.njobs, (double)st.nevents, st.wall_s, (double)st.nevents / wall / 1e6,
+                st.sim_s / wall, ru.ru_maxrss);
     }
     rpt_results_free(&r);
     scenario_free(s);

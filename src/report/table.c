@@ -127,31 +127,50 @@ static const char *table_turbostat_column(const char *metric, char *buf, size_t 
     return buf;
 }
 
-/* The turbostat view: Busy%, Bzy_MHz, then every residency column in the
- * order the first variant reports them, then CorWatt and PkgWatt. */
+/* Residency columns in turbostat's order: cpuidle states (POLL%, C1%, ..),
+ * then core states (CPU%c1, ..), then package states (Pkg%pc2, ..). */
+static const char *const table_turbostat_prefixes[] = { "residency.", "core_residency.",
+                                                        "pkg_residency." };
+
+static void table_turbostat_cells(const struct rpt_variant *base, const struct rpt_variant *var,
+                                  FILE *out)
+{
+    char col[RPT_NAME_MAX + 8];
+    for (size_t p = 0; p < 3; p++) {
+        const char *prefix = table_turbostat_prefixes[p];
+        for (int i = 0; i < base->nmetrics; i++) {
+            const char *name = base->metrics[i].name;
+            if (strncmp(name, prefix, strlen(prefix)) != 0 ||
+                !table_turbostat_column(name, col, sizeof col))
+                continue;
+            if (!var) {
+                fprintf(out, " %8s", col);
+                continue;
+            }
+            double val = table_mean_of(var, name);
+            if (isnan(val))
+                fprintf(out, " %8s", "-");
+            else
+                fprintf(out, " %8.2f", val);
+        }
+    }
+}
+
+/* The turbostat view: Busy%, Bzy_MHz, the residency columns, PkgWatt and
+ * CorWatt, one row per variant. */
 static void table_turbostat(const struct rpt_results *r, FILE *out)
 {
     const struct rpt_variant *base = &r->variants[0];
-    char col[RPT_NAME_MAX + 8];
     fprintf(out, "turbostat view (means)\n%-16s %7s %8s", "variant", "Busy%", "Bzy_MHz");
-    for (int i = 0; i < base->nmetrics; i++)
-        if (table_turbostat_column(base->metrics[i].name, col, sizeof col))
-            fprintf(out, " %8s", col);
-    fprintf(out, " %8s %8s\n", "CorWatt", "PkgWatt");
+    table_turbostat_cells(base, NULL, out);
+    fprintf(out, " %8s %8s\n", "PkgWatt", "CorWatt");
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         fprintf(out, "%-16s %7.2f %8.0f", var->name, table_mean_of(var, "busy_pct"),
                 table_mean_of(var, "bzy_mhz"));
-        for (int i = 0; i < base->nmetrics; i++)
-            if (table_turbostat_column(base->metrics[i].name, col, sizeof col)) {
-                double val = table_mean_of(var, base->metrics[i].name);
-                if (isnan(val))
-                    fprintf(out, " %8s", "-");
-                else
-                    fprintf(out, " %8.2f", val);
-            }
-        fprintf(out, " %8.2f %8.2f\n", table_mean_of(var, "core_watts"),
-                table_mean_of(var, "pkg_watts"));
+        table_turbostat_cells(base, var, out);
+        fprintf(out, " %8.2f %8.2f\n", table_mean_of(var, "pkg_watts"),
+                table_mean_of(var, "core_watts"));
     }
 }
 

@@ -21,6 +21,7 @@
 struct job_slot {
     struct rpt_metric_set metrics;
     uint64_t nevents;
+    sim_time_t sim_ns;
     bool failed;
     char msg[256];
 };
@@ -60,6 +61,7 @@ static void job_run(struct pool *p, int j)
     if (s->wl->run(&w, p->wl_cfg, point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)
         slot->failed = true;
     slot->nevents = w.nevents;
+    slot->sim_ns = w.q.now_ns;
     world_destroy(&w);
 }
 
@@ -204,8 +206,10 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
     }
     stats->njobs = p.njobs;
     stats->nevents = 0;
+    stats->sim_s = 0;
     for (int j = 0; j < p.njobs; j++) {
         stats->nevents += p.slot[j].nevents;
+        stats->sim_s += (double)p.slot[j].sim_ns / SIM_NS_PER_S;
         rpt_set_free(&p.slot[j].metrics);
     }
     stats->wall_s = now_s() - t0;

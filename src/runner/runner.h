@@ -30,6 +30,7 @@ struct runner_opts {
 struct runner_stats {
     int njobs;
     uint64_t nevents;    /* events handled over all jobs */
+    double sim_s;        /* simulated time over all jobs, s */
     double wall_s;       /* elapsed time of the whole run */
 };
 
