@@ -12,79 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
-#include "world.h"
+#include "world_fixture.h"
 
-struct fx {
-    struct hw_machine *m;
-    struct kparams kp;
-    struct world w;
+/* The IBRS physics constants at round values, so the timing test can
+ * assert exact sums. */
+static const struct hw_calib ibrs_calib[] = {
+    { "ibrs_sibling_factor", 0.8 },
+    { "spec_ctrl_write_ns", 500 },
+    { "irq_off_exit_ns", 300 },
 };
 
-struct probe {
-    struct task t;
-    sim_time_t done_ns;
-};
-
-static void probe_done(struct world *w, struct task *t)
+static struct fx *fx_ibrs(const char *cmdline, const char *sysfs)
 {
-    ((struct probe *)t)->done_ns = w->q.now_ns;
-}
-
-static void set_calib(struct hw_machine *m, const char *key, double v)
-{
-    for (int i = 0; i < m->ncalib; i++)
-        if (strcmp(m->calib[i].key, key) == 0)
-            return (void)(m->calib[i].value = v);
-    strcpy(m->calib[m->ncalib].key, key);
-    m->calib[m->ncalib++].value = v;
-}
-
-/* skx-2s with the given command line and sysfs writes (space-separated). */
-static struct fx *fx_new(const char *cmdline, const char *sysfs)
-{
-    struct fx *f = calloc(1, sizeof *f);
-    struct diag d = { 0 };
-    f->m = hw_machine_load("machines/skx-2s.ini", &d);
-    if (!f->m)
-        fail_msg("%s", d.msg);
-    set_calib(f->m, "ibrs_sibling_factor", 0.8);
-    set_calib(f->m, "spec_ctrl_write_ns", 500);
-    set_calib(f->m, "irq_off_exit_ns", 300);
-    kparams_init(&f->kp);
-    struct cmdline c;
-    char msg[128];
-    assert_int_equal(cmdline_split(cmdline ? cmdline : "", &c, msg, sizeof msg), 0);
-    for (int i = 0; i < c.nargs; i++)
-        if (kparams_set_cmdline(&f->kp, c.args[i].name, c.args[i].value, "t", 1, &d) != 0)
-            fail_msg("%s", d.msg);
-    cmdline_free(&c);
-    assert_int_equal(cmdline_split(sysfs ? sysfs : "", &c, msg, sizeof msg), 0);
-    for (int i = 0; i < c.nargs; i++)
-        if (kparams_set_sysfs(&f->kp, c.args[i].name, c.args[i].value, "t", 2, &d) != 0)
-            fail_msg("%s", d.msg);
-    cmdline_free(&c);
-    struct world_key key = { .seed = 3 };
-    world_init(&f->w, f->m, &f->kp, &key);
-    return f;
-}
-
-static void fx_free(struct fx *f)
-{
-    world_destroy(&f->w);
-    kparams_destroy(&f->kp);
-    hw_machine_free(f->m);
-    free(f);
-}
-
-static double metric(struct fx *f, const char *name)
-{
-    struct rpt_metric_set s = { 0 };
-    world_collect_metrics(&f->w, &s);
-    const struct rpt_metric_value *v = rpt_set_get(&s, name);
-    double x = v ? v->value : NAN;
-    rpt_set_free(&s);
-    return x;
+    return fx_new_calib(cmdline, sysfs, ibrs_calib, 3);
 }
 
 /* Idle for 200 ms from a clean start: where does the time go? */
@@ -97,12 +37,12 @@ static void run_idle(struct fx *f)
 static void test_default_reaches_c6(void **state)
 {
     (void)state;
-    struct fx *f = fx_new(NULL, NULL);
+    struct fx *f = fx_ibrs(NULL, NULL);
     assert_int_equal(f->w.idle.mode, IDLE_MODE_CPUIDLE);
     assert_string_equal(f->w.idle.gov->name, "menu");
     run_idle(f);
-    assert_true(metric(f, "residency.C6") > 95);
-    assert_true(metric(f, "pkg_residency.PC6") > 90);
+    assert_true(fx_metric(f, "residency.C6") > 95);
+    assert_true(fx_metric(f, "pkg_residency.PC6") > 90);
     fx_free(f);
 }
 
@@ -110,10 +50,10 @@ static void test_default_reaches_c6(void **state)
 static void test_pm_qos_zero_polls(void **state)
 {
     (void)state;
-    struct fx *f = fx_new(NULL, "/dev/cpu_dma_latency=0");
+    struct fx *f = fx_ibrs(NULL, "/dev/cpu_dma_latency=0");
     run_idle(f);
-    assert_true(metric(f, "residency.POLL") > 99);
-    assert_float_equal(metric(f, "residency.C6"), 0, 0);
+    assert_true(fx_metric(f, "residency.POLL") > 99);
+    assert_float_equal(fx_metric(f, "residency.C6"), 0, 0);
     fx_free(f);
 }
 
@@ -122,15 +62,15 @@ static void test_pm_qos_zero_polls(void **state)
 static void test_limits_and_disable(void **state)
 {
     (void)state;
-    struct fx *f = fx_new("cpuidle.governor=teo", "/dev/cpu_dma_latency=50");
+    struct fx *f = fx_ibrs("cpuidle.governor=teo", "/dev/cpu_dma_latency=50");
     run_idle(f);
-    assert_float_equal(metric(f, "residency.C6"), 0, 0);
-    assert_true(metric(f, "residency.C1E") > 95);
+    assert_float_equal(fx_metric(f, "residency.C6"), 0, 0);
+    assert_true(fx_metric(f, "residency.C1E") > 95);
     fx_free(f);
-    f = fx_new(NULL, "/sys/devices/system/cpu/cpu*/cpuidle/state3/disable=1 "
+    f = fx_ibrs(NULL, "/sys/devices/system/cpu/cpu*/cpuidle/state3/disable=1 "
                      "/sys/devices/system/cpu/cpu[0-9]/cpuidle/state3/disable=0");
     run_idle(f);
-    double c6 = metric(f, "residency.C6");
+    double c6 = fx_metric(f, "residency.C6");
     assert_true(c6 > 100.0 * 10 / 112 * 0.95 && c6 < 100.0 * 10 / 112 * 1.01);
     fx_free(f);
 }
@@ -152,12 +92,12 @@ static sim_time_t run_one_task(struct fx *f)
 static void test_ibrs_tax_and_ibrs_off(void **state)
 {
     (void)state;
-    struct fx *f = fx_new("spectre_v2=ibrs intel_idle.max_cstate=1 cpuidle.governor=ladder", NULL);
+    struct fx *f = fx_ibrs("spectre_v2=ibrs intel_idle.max_cstate=1 cpuidle.governor=ladder", NULL);
     assert_true(f->w.idle.kernel_ibrs);
     assert_int_equal(f->w.idle.drv.states[1].enter, CPUIDLE_ENTER_MWAIT_IRQ);
     sim_time_t taxed = run_one_task(f);
     fx_free(f);
-    f = fx_new("spectre_v2=ibrs intel_idle.max_cstate=1 intel_idle.ibrs_off cpuidle.governor=ladder",
+    f = fx_ibrs("spectre_v2=ibrs intel_idle.max_cstate=1 intel_idle.ibrs_off cpuidle.governor=ladder",
                NULL);
     assert_int_equal(f->w.idle.drv.states[1].enter, CPUIDLE_ENTER_MWAIT_IBRS);
     sim_time_t clean = run_one_task(f);
@@ -173,7 +113,7 @@ static void test_ibrs_tax_and_ibrs_off(void **state)
 static void test_poll_limit(void **state)
 {
     (void)state;
-    struct fx *f = fx_new(NULL, "/dev/cpu_dma_latency=0");
+    struct fx *f = fx_ibrs(NULL, "/dev/cpu_dma_latency=0");
     world_run_until(&f->w, 10 * SIM_NS_PER_MS);
     uint64_t usage = f->w.idle.dev[5].states_usage[0].usage;
     /* limit = C1's 2 us target residency: ~5000 POLL periods in 10 ms */

@@ -1,0 +1,101 @@
+/* A simulated skx-2s world for tests: the machine file, a variant's command
+ * line and sysfs writes (space-separated, kernel quoting rules), optional
+ * calibration overrides, and a probe task that records when it finished.
+ * Header-only (static functions) so each test program stays one file. */
+#ifndef PMLAB_TESTS_WORLD_FIXTURE_H
+#define PMLAB_TESTS_WORLD_FIXTURE_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "world.h"
+
+struct fx {
+    struct hw_machine *m;
+    struct kparams kp;
+    struct world w;
+};
+
+struct probe {
+    struct task t;
+    sim_time_t done_ns;
+    int ran_on;
+};
+
+static inline void probe_done(struct world *w, struct task *t)
+{
+    struct probe *p = (struct probe *)t;
+    p->done_ns = w->q.now_ns;
+    p->ran_on = t->prev_cpu;
+}
+
+static inline void fx_set_calib(struct hw_machine *m, const char *key, double v)
+{
+    for (int i = 0; i < m->ncalib; i++)
+        if (strcmp(m->calib[i].key, key) == 0)
+            return (void)(m->calib[i].value = v);
+    strcpy(m->calib[m->ncalib].key, key);
+    m->calib[m->ncalib++].value = v;
+}
+
+/* Apply every word of text with set (kparams_set_cmdline or _sysfs). */
+static inline void fx_apply(struct kparams *kp, const char *text,
+                            int (*set)(struct kparams *, const char *, const char *, const char *,
+                                       int, struct diag *))
+{
+    struct cmdline c;
+    char msg[128];
+    struct diag d = { 0 };
+    assert_int_equal(cmdline_split(text ? text : "", &c, msg, sizeof msg), 0);
+    for (int i = 0; i < c.nargs; i++)
+        if (set(kp, c.args[i].name, c.args[i].value, "t", 1, &d) != 0)
+            fail_msg("%s", d.msg);
+    cmdline_free(&c);
+}
+
+/* skx-2s with calibration overrides calib[n] (key, value) applied first. */
+static inline struct fx *fx_new_calib(const char *cmdline, const char *sysfs,
+                                      const struct hw_calib *calib, int n)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load("machines/skx-2s.ini", &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    for (int i = 0; i < n; i++)
+        fx_set_calib(f->m, calib[i].key, calib[i].value);
+    kparams_init(&f->kp);
+    fx_apply(&f->kp, cmdline, kparams_set_cmdline);
+    fx_apply(&f->kp, sysfs, kparams_set_sysfs);
+    struct world_key key = { .seed = 3 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    return f;
+}
+
+static inline struct fx *fx_new(const char *cmdline, const char *sysfs)
+{
+    return fx_new_calib(cmdline, sysfs, NULL, 0);
+}
+
+static inline void fx_free(struct fx *f)
+{
+    world_destroy(&f->w);
+    kparams_destroy(&f->kp);
+    hw_machine_free(f->m);
+    free(f);
+}
+
+/* One metric of the measurement window so far (NAN if not reported). */
+static inline double fx_metric(struct fx *f, const char *name)
+{
+    struct rpt_metric_set s = { 0 };
+    world_collect_metrics(&f->w, &s);
+    const struct rpt_metric_value *v = rpt_set_get(&s, name);
+    double x = v ? v->value : NAN;
+    rpt_set_free(&s);
+    return x;
+}
+
+#endif
