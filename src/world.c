@@ -20,12 +20,14 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
     }
     hw_state_init(&w->hw, m);
     idle_init(w);
+    cpufreq_init(w);
     sched_init(w);
 }
 
 void world_destroy(struct world *w)
 {
     sched_destroy(w);
+    cpufreq_destroy(w);
     idle_destroy(w);
     hw_state_destroy(&w->hw);
     for (int s = 0; s < WORLD_NSTREAMS; s++)

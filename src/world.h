@@ -11,6 +11,7 @@
 
 #include "hw/cpu.h"
 #include "hw/machine.h"
+#include "kernel/cpufreq/cpufreq.h"
 #include "kernel/params.h"
 #include "kernel/sched/idle.h"
 #include "kernel/sched/sched.h"
@@ -34,6 +35,7 @@ struct world {
     struct sim_rng rng[WORLD_NSTREAMS];
     struct hw_state hw;       /* per-thread and per-core physical state, energy */
     struct idle_sys idle;     /* cpuidle driver, governor, per-CPU idle loop */
+    struct cpufreq_sys cpufreq; /* frequency policies */
     struct sched sched;       /* runqueues, tasks, idle entry */
     uint64_t nevents;         /* events handled, for the events/s figure */
     void *wl_state;           /* the running workload's state */

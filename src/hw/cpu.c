@@ -1,8 +1,8 @@
 /* cpu: per-thread, per-core and per-package physical state, speed and
  * energy, see cpu.h.
  *
- * Frequencies: until a cpufreq model drives them, every core type runs at its
- * base frequency (what firmware leaves when no cpufreq driver loads). */
+ * Frequencies: each core starts at its type's base frequency (what firmware
+ * leaves when no cpufreq driver loads); the cpufreq layer sets them. */
 #include "hw/cpu.h"
 
 #include <stdio.h>
@@ -28,13 +28,13 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->thr = xcalloc((size_t)m->ncpus, sizeof *hw->thr);
     hw->core = xcalloc((size_t)m->ncores, sizeof *hw->core);
     hw->pkg = xcalloc((size_t)m->packages, sizeof *hw->pkg);
-    hw->freq_mhz = xcalloc((size_t)m->ntypes, sizeof *hw->freq_mhz);
+    hw->core_mhz = xcalloc((size_t)m->ncores, sizeof *hw->core_mhz);
     hw->smt_corun_factor = hw_machine_calib(m, "smt_corun_factor");
     hw->smt_poll_factor = hw_machine_calib(m, "smt_poll_factor");
     hw->ibrs_sibling_factor = hw_machine_calib(m, "ibrs_sibling_factor");
     hw_resolve_pkgstates(hw);
-    for (int t = 0; t < m->ntypes; t++)
-        hw->freq_mhz[t] = m->types[t].base_mhz;
+    for (int c = 0; c < m->ncores; c++)
+        hw->core_mhz[c] = m->types[m->cores[c].type].base_mhz;
     /* Every thread starts awake and polling-free in C0 ("running" nothing);
      * the idle loop puts each into its idle state at time 0. */
     for (int cpu = 0; cpu < m->ncpus; cpu++)
@@ -42,7 +42,7 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     for (int c = 0; c < m->ncores; c++) {
         const struct hw_core_type *t = &m->types[m->cores[c].type];
         hw->core[c].cstate = -1;
-        hw->core[c].power_mw = hw_core_active_power_mw(t, hw->freq_mhz[m->cores[c].type]);
+        hw->core[c].power_mw = hw_core_active_power_mw(t, hw->core_mhz[c]);
         hw->core_power_mw += hw->core[c].power_mw;
     }
     for (int p = 0; p < m->packages; p++) {
@@ -57,7 +57,7 @@ void hw_state_destroy(struct hw_state *hw)
     free(hw->thr);
     free(hw->core);
     free(hw->pkg);
-    free(hw->freq_mhz);
+    free(hw->core_mhz);
     free(hw->pkg_core_cstate);
     memset(hw, 0, sizeof *hw);
 }
@@ -70,16 +70,19 @@ static void hw_energy_advance(struct hw_state *hw, sim_time_t now_ns)
     hw->power_since_ns = now_ns;
 }
 
-/* Add the time spent in the current mode up to now_ns to its accumulator. */
-static void hw_thread_account(struct hw_thread *t, sim_time_t now_ns)
+/* Add the time spent in the current mode up to now_ns to its accumulator;
+ * C0 time also integrates the core's frequency (for Avg_MHz/Bzy_MHz). */
+static void hw_thread_account(struct hw_thread *t, uint32_t core_mhz, sim_time_t now_ns)
 {
     sim_time_t dt = now_ns - t->since_ns;
     switch (t->mode) {
     case HW_THREAD_RUN:
         t->run_ns += dt;
+        t->c0_mhz_ns += (double)dt * core_mhz;
         break;
     case HW_THREAD_POLL:
         t->poll_ns += dt;
+        t->c0_mhz_ns += (double)dt * core_mhz;
         break;
     case HW_THREAD_IDLE:
         t->cstate_ns[t->cstate] += dt;
@@ -154,7 +157,7 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
     struct hw_core_state *cs = &hw->core[c];
     const struct hw_core_type *t = &hw->m->types[core->type];
     int st = hw_core_cstate_of(hw, core);
-    double p = st < 0 ? hw_core_active_power_mw(t, hw->freq_mhz[core->type])
+    double p = st < 0 ? hw_core_active_power_mw(t, hw->core_mhz[c])
                       : t->cstates[st].core_power_mw;
     hw_power_change(hw, &cs->power_mw, p, true, now_ns);
     if (st == cs->cstate)
@@ -170,11 +173,42 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
                         sim_time_t now_ns)
 {
     struct hw_thread *t = &hw->thr[cpu];
-    hw_thread_account(t, now_ns);
+    int c = hw->m->cpus[cpu].core;
+    hw_thread_account(t, hw->core_mhz[c], now_ns);
     t->mode = mode;
     if (mode == HW_THREAD_IDLE || mode == HW_THREAD_WAKE)
         t->cstate = cstate;
-    hw_core_update(hw, hw->m->cpus[cpu].core, now_ns);
+    hw_core_update(hw, c, now_ns);
+}
+
+void hw_core_set_mhz(struct hw_state *hw, int c, uint32_t mhz, sim_time_t now_ns)
+{
+    const struct hw_core *core = &hw->m->cores[c];
+    if (hw->core_mhz[c] == mhz)
+        return;
+    for (int i = 0; i < core->nthreads; i++)
+        hw_thread_account(&hw->thr[core->cpus[i]], hw->core_mhz[c], now_ns);
+    hw->core_mhz[c] = mhz;
+    hw_core_update(hw, c, now_ns);
+}
+
+int hw_pkg_active_cores(const struct hw_state *hw, int package)
+{
+    int n = 0;
+    for (int c = 0; c < hw->m->ncores; c++)
+        if (hw->m->cores[c].package == package && hw->core[c].cstate < 0)
+            n++;
+    return n;
+}
+
+uint32_t hw_core_turbo_limit_mhz(const struct hw_state *hw, int c)
+{
+    const struct hw_core_type *t = &hw->m->types[hw->m->cores[c].type];
+    if (t->nturbo == 0)
+        return t->max_mhz;
+    int active = hw_pkg_active_cores(hw, hw->m->cores[c].package);
+    int bin = active < 1 ? 0 : active > t->nturbo ? t->nturbo - 1 : active - 1;
+    return t->turbo_mhz[bin];
 }
 
 void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set)
@@ -209,8 +243,8 @@ double hw_thread_speed(const struct hw_state *hw, int cpu)
     const struct hw_machine *m = hw->m;
     int type = m->cpus[cpu].type;
     const struct hw_core_type *t = &m->types[type];
-    double speed = t->ipc_factor / m->types[0].ipc_factor * (double)hw->freq_mhz[type] /
-                   (double)m->types[0].base_mhz;
+    double speed = t->ipc_factor / m->types[0].ipc_factor *
+                   (double)hw->core_mhz[m->cpus[cpu].core] / (double)m->types[0].base_mhz;
     int sib = hw_thread_sibling(hw, cpu);
     if (sib >= 0)
         speed *= hw_sibling_factor(hw, &hw->thr[sib]);
@@ -256,6 +290,7 @@ void hw_measure_reset(struct hw_state *hw, sim_time_t now_ns)
         struct hw_thread *t = &hw->thr[cpu];
         t->since_ns = now_ns;
         t->run_ns = t->poll_ns = t->wake_ns = 0;
+        t->c0_mhz_ns = 0;
         memset(t->cstate_ns, 0, sizeof t->cstate_ns);
     }
     for (int c = 0; c < m->ncores; c++) {
@@ -273,7 +308,7 @@ static void hw_account_all(struct hw_state *hw, sim_time_t now_ns)
 {
     const struct hw_machine *m = hw->m;
     for (int cpu = 0; cpu < m->ncpus; cpu++)
-        hw_thread_account(&hw->thr[cpu], now_ns);
+        hw_thread_account(&hw->thr[cpu], hw->core_mhz[m->cpus[cpu].core], now_ns);
     for (int c = 0; c < m->ncores; c++) {
         struct hw_core_state *cs = &hw->core[c];
         if (cs->cstate >= 0)
@@ -360,7 +395,7 @@ void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metri
         const struct hw_thread *t = &hw->thr[cpu];
         run += (double)t->run_ns;
         poll += (double)t->poll_ns;
-        mhz_ns += (double)(t->run_ns + t->poll_ns) * hw->freq_mhz[m->cpus[cpu].type];
+        mhz_ns += t->c0_mhz_ns;
     }
     double to_w = window_ns > 0 ? 1.0 / window_ns / 1000.0 : 0;
     rpt_set_put(out, "pkg_watts", "W", RPT_LOWER_BETTER, hw->energy_mw_ns * to_w);
@@ -371,6 +406,6 @@ void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metri
     /* Avg_MHz: cycles in C0 over all elapsed time; Bzy_MHz: over C0 time. */
     rpt_set_put(out, "avg_mhz", "MHz", RPT_NEUTRAL, mhz_ns / cpu_time_ns);
     rpt_set_put(out, "bzy_mhz", "MHz", RPT_NEUTRAL,
-                run + poll > 0 ? mhz_ns / (run + poll) : hw->freq_mhz[0]);
+                run + poll > 0 ? mhz_ns / (run + poll) : hw->core_mhz[0]);
     hw_collect_residency(hw, window_ns, out);
 }

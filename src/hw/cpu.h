@@ -41,6 +41,7 @@ struct hw_thread {
     /* Time accounting since the start of the measurement window, ns. */
     sim_time_t run_ns, poll_ns, wake_ns;
     sim_time_t cstate_ns[HW_MAX_CSTATES];
+    double c0_mhz_ns;                 /* integral of core MHz over RUN+POLL time */
 };
 
 /* Dynamic state of a core; its topology is the machine's struct hw_core. */
@@ -63,7 +64,7 @@ struct hw_state {
     struct hw_thread *thr;            /* [ncpus] */
     struct hw_core_state *core;       /* [ncores] */
     struct hw_pkg_state *pkg;         /* [packages] */
-    uint32_t *freq_mhz;               /* [ntypes] current frequency of each core type */
+    uint32_t *core_mhz;               /* [ncores] current frequency of each core */
     /* [ntypes][npkgstates]: the core C-state index each package state needs. */
     int *pkg_core_cstate;
     double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
@@ -82,6 +83,14 @@ void hw_state_destroy(struct hw_state *hw);
  * power. */
 void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, int cstate,
                         sim_time_t now_ns);
+/* Set core's frequency at now_ns (accounting the time at the old one). The
+ * caller re-times running work (sched_core_speed_changed). */
+void hw_core_set_mhz(struct hw_state *hw, int core, uint32_t mhz, sim_time_t now_ns);
+/* Busy (C0) cores of core's package: what the turbo limit depends on. */
+int hw_pkg_active_cores(const struct hw_state *hw, int package);
+/* The highest frequency core may run at with the package's active cores now
+ * (turbo_mhz bins; max_mhz when the file has none). */
+uint32_t hw_core_turbo_limit_mhz(const struct hw_state *hw, int core);
 /* Whether cpu, while not running, keeps legacy IBRS set (see top). */
 void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set);
 /* Current speed of cpu relative to the reference (see top of file). */

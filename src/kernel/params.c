@@ -17,6 +17,8 @@ extern const struct kparam x86_idle_params[];
 extern const struct kparam tick_params[];
 extern const struct kparam intel_idle_params[];
 extern const struct kparam x86_bugs_params[];
+extern const struct kparam cpufreq_params[];
+extern const struct kparam kvm_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -26,11 +28,16 @@ const struct kparam *const kparam_tables[] = {
     tick_params,
     intel_idle_params,
     x86_bugs_params,
+    cpufreq_params,
+    kvm_params,
     NULL,
 };
 
 /* Named patches. Each later subsystem that models an unmerged change adds it. */
 const struct kpatch kpatch_table[] = {
+    { "kvm-powersave-nopoll",
+      "KVM: no halt polling when the vCPU's host CPU runs a powersave policy "
+      "(D. Mi, kvm list 15 Sep 2022; not merged; FACTS.md section 4)" },
     { NULL, NULL },
 };
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "hw/cpu.h"
+#include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/sched.h"
 #include "util/xalloc.h"
 #include "world.h"
@@ -17,6 +18,7 @@ void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
     sim_event_init(&t->done_ev, sched_task_done);
     t->done = done;
+    t->polling = false;
     t->cpu = -1;
     t->prev_cpu = prev_cpu;
     t->work_ns = 0;
@@ -55,6 +57,20 @@ static void sched_retime(struct world *w, int cpu)
     t->speed = speed;
     t->seg_start_ns = now;
     sim_event_reschedule(&w->q, &t->done_ev, sched_segment_end(now, t->work_ns, speed));
+}
+
+void sched_core_speed_changed(struct world *w, int core)
+{
+    const struct hw_core *c = &w->machine->cores[core];
+    for (int i = 0; i < c->nthreads; i++)
+        sched_retime(w, c->cpus[i]);
+}
+
+void sched_task_finish_now(struct world *w, struct task *t)
+{
+    if (t->cpu < 0 || w->sched.cpu[t->cpu].curr != t || !sim_event_pending(&t->done_ev))
+        return;
+    sim_event_reschedule(&w->q, &t->done_ev, w->q.now_ns);
 }
 
 void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
@@ -171,7 +187,8 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     c->curr = t;
     t->cpu = cpu;
     idle_task_runs(w, cpu);
-    sched_set_hw_mode(w, cpu, HW_THREAD_RUN, 0);
+    sched_set_hw_mode(w, cpu, t->polling ? HW_THREAD_POLL : HW_THREAD_RUN, 0);
+    cpufreq_update_util(w, cpu);
     t->speed = hw_thread_speed(&w->hw, cpu);
     t->seg_start_ns = w->q.now_ns;
     sim_event_schedule(&w->q, &t->done_ev, sched_segment_end(w->q.now_ns, t->work_ns, t->speed));
@@ -207,6 +224,7 @@ static void sched_pick_next(struct world *w, int cpu)
         return;
     }
     idle_enter(w, cpu);
+    cpufreq_update_util(w, cpu);
 }
 
 static void sched_wake_done(struct sim_event *ev, void *arg)

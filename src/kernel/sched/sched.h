@@ -32,6 +32,8 @@ typedef void (*task_done_fn)(struct world *w, struct task *t);
 struct task {
     struct sim_event done_ev;   /* completion of the current work segment */
     task_done_fn done;
+    bool polling;               /* the segment spins (KVM halt polling): the CPU
+                                 * is in C0 as POLL, not running work */
     int cpu;                    /* CPU it is queued or running on, -1 if asleep */
     int prev_cpu;               /* last CPU it ran on (placement hint) */
     double work_ns;             /* remaining work, ns on the reference core alone */
@@ -61,6 +63,11 @@ void sched_destroy(struct world *w);
 void task_init(struct task *t, task_done_fn done, int prev_cpu);
 /* Give sleeping task t work_ns of work and make it runnable. */
 void sched_wake_task(struct world *w, struct task *t, double work_ns);
+/* End t's running segment now, as if its work were done (a halt-poll loop
+ * that saw its event); t's done() runs at once. No-op if t is not running. */
+void sched_task_finish_now(struct world *w, struct task *t);
+/* core's frequency changed: re-time the running work of its threads. */
+void sched_core_speed_changed(struct world *w, int core);
 /* Whether cpu has nothing running, queued or waking. */
 bool sched_cpu_idle(const struct world *w, int cpu);
 
