@@ -16,6 +16,7 @@
 #include "hw/cpu.h"
 #include "kernel/idle/intel_idle.h"
 #include "kernel/x86/bugs.h"
+#include "report/explain.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "world.h"
@@ -37,10 +38,15 @@ static int64_t idle_latency_req_ns(const struct world *w, int cpu)
     return us * SIM_NS_PER_US;
 }
 
-static sim_time_t idle_tick_period_ns(const struct world *w)
+static int idle_hz(const struct kparams *kp)
 {
     static const int hz[] = { 100, 250, 300, 1000 }; /* tick_params CONFIG_HZ choices */
-    return SIM_NS_PER_S / hz[kparams_get(w->kp, "CONFIG_HZ", 0, -1)];
+    return hz[kparams_get(kp, "CONFIG_HZ", 0, -1)];
+}
+
+static sim_time_t idle_tick_period_ns(const struct world *w)
+{
+    return SIM_NS_PER_S / idle_hz(w->kp);
 }
 
 /* Decide the idle mode the way the kernel does at boot: idle=poll, then
@@ -91,16 +97,21 @@ int idle_validate(const struct hw_machine *m, const struct kparams *kp, const ch
     return 0;
 }
 
-static const struct cpuidle_governor *idle_pick_governor(const struct world *w)
+static bool idle_nohz(const struct kparams *kp)
 {
-    if (kparams_is_set(w->kp, "cpuidle.governor")) {
+    return kparams_get(kp, "CONFIG_NO_HZ_IDLE", 0, -1) && kparams_get(kp, "nohz", 0, -1);
+}
+
+static const struct cpuidle_governor *idle_pick_governor(const struct kparams *kp)
+{
+    if (kparams_is_set(kp, "cpuidle.governor")) {
         const struct kparam *p = kparam_find("cpuidle.governor");
-        const char *name = p->choices[kparams_get(w->kp, "cpuidle.governor", 0, -1)];
+        const char *name = p->choices[kparams_get(kp, "cpuidle.governor", 0, -1)];
         const struct cpuidle_governor *g = cpuidle_find_governor(name);
         if (g)
             return g;
     }
-    return cpuidle_default_governor(w->idle.nohz);
+    return cpuidle_default_governor(idle_nohz(kp));
 }
 
 /* The hardware C-state a driver state puts cpu in: found by MWAIT hint; a
@@ -157,7 +168,7 @@ void idle_init(struct world *w)
     int n = w->machine->ncpus;
     memset(is, 0, sizeof *is);
     is->tick_period_ns = idle_tick_period_ns(w);
-    is->nohz = kparams_get(w->kp, "CONFIG_NO_HZ_IDLE", 0, -1) && kparams_get(w->kp, "nohz", 0, -1);
+    is->nohz = idle_nohz(w->kp);
     is->kernel_ibrs = x86_kernel_ibrs_active(w->machine, w->kp);
     is->spec_ctrl_write_ns = (sim_time_t)hw_machine_calib(w->machine, "spec_ctrl_write_ns");
     is->irq_off_exit_ns = (sim_time_t)hw_machine_calib(w->machine, "irq_off_exit_ns");
@@ -172,7 +183,7 @@ void idle_init(struct world *w)
     }
     if (is->mode != IDLE_MODE_CPUIDLE)
         return;
-    is->gov = idle_pick_governor(w);
+    is->gov = idle_pick_governor(w->kp);
     is->dev = xcalloc((size_t)n, sizeof *is->dev);
     is->gov_data = xcalloc((size_t)n, is->gov->data_size ? is->gov->data_size : 1);
     is->hw_cstate = xcalloc((size_t)n * CPUIDLE_STATE_MAX, sizeof *is->hw_cstate);
@@ -187,6 +198,128 @@ void idle_destroy(struct world *w)
     free(w->idle.gov_data);
     free(w->idle.hw_cstate);
     memset(&w->idle, 0, sizeof w->idle);
+}
+
+/* "0-3,8,10-11" for the CPUs of m for which pred(cpu) holds; "none" if none. */
+static void idle_cpu_list(const struct hw_machine *m, bool (*pred)(const void *, int),
+                          const void *arg, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int cpu = 0; cpu < m->ncpus && used < size; cpu++) {
+        if (!pred(arg, cpu))
+            continue;
+        int last = cpu;
+        while (last + 1 < m->ncpus && pred(arg, last + 1))
+            last++;
+        int n = last > cpu ? snprintf(buf + used, size - used, "%s%d-%d", used ? "," : "", cpu, last)
+                           : snprintf(buf + used, size - used, "%s%d", used ? "," : "", cpu);
+        used += n > 0 ? (size_t)n : 0;
+        cpu = last;
+    }
+    if (!used)
+        snprintf(buf, size, "none");
+}
+
+struct idle_disable_arg {
+    const struct kparams *kp;
+    const struct cpuidle_driver *drv;
+    int state;
+};
+
+static bool idle_state_disabled_on(const void *argp, int cpu)
+{
+    const struct idle_disable_arg *a = argp;
+    int64_t v;
+    if (kparams_find_setting(a->kp, "cpuidle.state_disable", cpu, a->state, &v))
+        return v != 0;
+    return (a->drv->states[a->state].flags & CPUIDLE_FLAG_OFF) != 0;
+}
+
+static const char *idle_enter_name(enum cpuidle_enter_method m)
+{
+    static const char *const names[] = {
+        [CPUIDLE_ENTER_POLL] = "poll (IRQs on)",
+        [CPUIDLE_ENTER_MWAIT] = "mwait (IRQs off)",
+        [CPUIDLE_ENTER_MWAIT_IRQ] = "mwait (IRQs on)",
+        [CPUIDLE_ENTER_MWAIT_IBRS] = "mwait, IBRS off (IRQs off)",
+        [CPUIDLE_ENTER_MWAIT_XSTATE] = "mwait, XSTATE init (IRQs off)",
+        [CPUIDLE_ENTER_HLT] = "hlt (IRQs on)",
+    };
+    return names[m];
+}
+
+static void idle_explain_states(const struct hw_machine *m, const struct kparams *kp,
+                                const struct cpuidle_driver *drv, struct explain *x)
+{
+    for (int i = 0; i < drv->state_count; i++) {
+        const struct cpuidle_state *st = &drv->states[i];
+        struct idle_disable_arg a = { kp, drv, i };
+        char cpus[256];
+        idle_cpu_list(m, idle_state_disabled_on, &a, cpus, sizeof cpus);
+        explain_add(x, "cpuidle state%d: %-4s %-12s latency %lld us, residency %lld us, %s%s%s; "
+                    "disabled on cpus: %s", i, st->name, st->desc,
+                    (long long)(st->exit_latency_ns / 1000),
+                    (long long)(st->target_residency_ns / 1000), idle_enter_name(st->enter),
+                    st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" : "",
+                    st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "", cpus);
+    }
+}
+
+struct idle_qos_arg {
+    const struct kparams *kp;
+    int64_t value;
+};
+
+static bool idle_qos_is(const void *argp, int cpu)
+{
+    const struct idle_qos_arg *a = argp;
+    return kparams_get(a->kp, "pm_qos_resume_latency_us", cpu, -1) == a->value;
+}
+
+/* Per-CPU resume-latency limits, grouped by value. */
+static void idle_explain_qos(const struct hw_machine *m, const struct kparams *kp,
+                             struct explain *x)
+{
+    explain_add(x, "pm_qos: /dev/cpu_dma_latency %lld us%s",
+                (long long)kparams_get(kp, "cpu_dma_latency", 0, -1),
+                kparams_is_set(kp, "cpu_dma_latency") ? "" : " (default: no limit)");
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        int64_t v = kparams_get(kp, "pm_qos_resume_latency_us", cpu, -1);
+        bool seen = false;
+        for (int k = 0; k < cpu && !seen; k++)
+            seen = kparams_get(kp, "pm_qos_resume_latency_us", k, -1) == v;
+        if (seen)
+            continue;
+        struct idle_qos_arg a = { kp, v };
+        char cpus[256];
+        idle_cpu_list(m, idle_qos_is, &a, cpus, sizeof cpus);
+        if (v == 0)
+            explain_add(x, "pm_qos: resume latency n/a (no latency at all) on cpus %s", cpus);
+        else if (v >= 2147483647)
+            explain_add(x, "pm_qos: resume latency 0 (no constraint) on cpus %s", cpus);
+        else
+            explain_add(x, "pm_qos: resume latency %lld us on cpus %s", (long long)v, cpus);
+    }
+}
+
+void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x)
+{
+    struct cpuidle_driver drv;
+    char why[128] = "";
+    memset(&drv, 0, sizeof drv);
+    explain_add(x, "spectre_v2: %s",
+                spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp)));
+    explain_add(x, "tick: CONFIG_HZ=%d, idle tick stop %s", idle_hz(kp),
+                idle_nohz(kp) ? "on (NO_HZ_IDLE)" : "off");
+    enum idle_mode mode = idle_probe(m, kp, &drv, why, sizeof why);
+    if (mode == IDLE_MODE_CPUIDLE) {
+        explain_add(x, "cpuidle: driver %s, governor %s", drv.name, idle_pick_governor(kp)->name);
+        idle_explain_states(m, kp, &drv, x);
+    } else {
+        explain_add(x, "cpuidle: no driver: %s", why);
+    }
+    idle_explain_qos(m, kp, x);
 }
 
 /* Entry methods that leave interrupts off while idle: the interrupt that

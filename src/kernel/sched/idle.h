@@ -80,6 +80,13 @@ struct idle_sys {
 int idle_validate(const struct hw_machine *m, const struct kparams *kp, const char *file,
                   struct diag *d);
 
+struct explain;
+/* What the variant's idle settings resolve to on m, as explain lines:
+ * mitigation, cpuidle driver and governor, tick, PM QoS, and per core type the
+ * idle-state table with each state's entry method and the CPUs it is
+ * disabled on. */
+void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
+
 /* Set up w->idle from the machine and kernel settings; every CPU enters idle. */
 void idle_init(struct world *w);
 void idle_destroy(struct world *w);

@@ -1,0 +1,125 @@
+/* explain: `pmlab explain SCENARIO`: what each variant's kernel, patches,
+ * cmdline and sysfs resolve to on the scenario's machine, in the vocabulary of
+ * the real system, with the lines that differ from the first variant marked.
+ * Every subsystem that has something to say adds a section function below. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "kernel/sched/idle.h"
+#include "report/explain.h"
+#include "scenario/scenario.h"
+
+typedef void (*explain_section_fn)(const struct hw_machine *m, const struct kparams *kp,
+                                   struct explain *x);
+
+/* The sections, in print order. */
+static const explain_section_fn explain_sections[] = {
+    idle_explain,
+};
+
+static void explain_usage(void)
+{
+    printf("usage: pmlab explain SCENARIO.ini [--variant NAME]...\n"
+           "\n"
+           "Show what each variant resolves to on the scenario's machine, as the real\n"
+           "system would show it: the Spectre v2 mitigation, the tick, the cpuidle driver\n"
+           "and governor, every idle state (latency, residency, entry method: IRQs on or\n"
+           "off, IBRS off; the CPUs it is disabled on) and the PM QoS limits. Lines of a\n"
+           "variant that differ from the first variant are marked with '*'. Warnings the\n"
+           "kernel would print for the variant (an unknown parameter, ignored) come first.\n");
+}
+
+static void explain_collect(const struct scenario *s, int v, struct explain *x)
+{
+    const struct scenario_variant *var = &s->variants[v];
+    for (int i = 0; i < var->kp.nwarnings; i++)
+        explain_add(x, "warning: %s", var->kp.warnings[i]);
+    for (size_t i = 0; i < sizeof explain_sections / sizeof explain_sections[0]; i++)
+        explain_sections[i](s->machine, &var->kp, x);
+}
+
+static void explain_print_variant(const struct scenario *s, int v, const struct explain *base,
+                                  FILE *out)
+{
+    const struct scenario_variant *var = &s->variants[v];
+    struct explain x = { 0 };
+    explain_collect(s, v, &x);
+    fprintf(out, "\nvariant %s: kernel %s%s%s%s%s%s%s\n", var->name, var->kernel,
+            var->patches ? ", patches: " : "", var->patches ? var->patches : "",
+            var->cmdline ? ", cmdline: " : "", var->cmdline ? var->cmdline : "",
+            var->sysfs ? ", sysfs: " : "", var->sysfs ? var->sysfs : "");
+    for (int i = 0; i < x.n; i++)
+        fprintf(out, "%c %s\n", base && !explain_has(base, x.line[i]) ? '*' : ' ', x.line[i]);
+    explain_free(&x);
+}
+
+static void explain_machine(const struct hw_machine *m, FILE *out)
+{
+    fprintf(out, "machine %s: %s\n", m->name, m->description);
+    for (int t = 0; t < m->ntypes; t++)
+        fprintf(out, "  core type %s: %d x %d cores, %d thread%s each, %u-%u MHz (base %u)\n",
+                m->types[t].name, m->packages, m->types[t].cores_per_package,
+                m->types[t].threads_per_core, m->types[t].threads_per_core > 1 ? "s" : "",
+                m->types[t].min_mhz, m->types[t].max_mhz, m->types[t].base_mhz);
+}
+
+static int explain_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "variant", required_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *only[64];
+    int nonly = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h')
+            return explain_usage(), 0;
+        if (c != 'V' || nonly == 64)
+            return EXIT_BAD_INPUT;
+        only[nonly++] = optarg;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "pmlab explain: expected exactly one scenario file\n");
+        return EXIT_BAD_INPUT;
+    }
+    struct diag d = { 0 };
+    struct scenario *s = scenario_load(argv[optind], NULL, &d);
+    if (!s) {
+        fprintf(stderr, "%s\n", d.msg);
+        return EXIT_BAD_INPUT;
+    }
+    for (int i = 0; i < nonly; i++) {
+        bool found = false;
+        for (int v = 0; v < s->nvariants; v++)
+            found |= strcmp(s->variants[v].name, only[i]) == 0;
+        if (!found) {
+            fprintf(stderr, "pmlab explain: --variant: %s has no variant '%s'\n", s->path, only[i]);
+            scenario_free(s);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    printf("scenario %s (%s)\n", s->name, s->path);
+    explain_machine(s->machine, stdout);
+    struct explain base = { 0 };
+    explain_collect(s, 0, &base);
+    for (int v = 0; v < s->nvariants; v++) {
+        bool show = nonly == 0;
+        for (int i = 0; i < nonly; i++)
+            show |= strcmp(s->variants[v].name, only[i]) == 0;
+        if (show)
+            explain_print_variant(s, v, v == 0 ? NULL : &base, stdout);
+    }
+    explain_free(&base);
+    scenario_free(s);
+    return 0;
+}
+
+const struct cli_command cli_explain_command = {
+    .name = "explain",
+    .summary = "show what each variant's settings resolve to on the machine",
+    .main = explain_main,
+    .usage = explain_usage,
+};
