@@ -8,6 +8,7 @@
 
 static const struct cli_command *const commands[] = {
     &cli_run_command,
+    &cli_compare_command,
     &cli_explain_command,
     &cli_machines_command,
     &cli_params_command,

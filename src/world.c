@@ -22,10 +22,12 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
     idle_init(w);
     cpufreq_init(w);
     sched_init(w);
+    kvm_init(w);
 }
 
 void world_destroy(struct world *w)
 {
+    kvm_destroy(w);
     sched_destroy(w);
     cpufreq_destroy(w);
     idle_destroy(w);
@@ -39,12 +41,14 @@ void world_measure_reset(struct world *w)
 {
     hw_measure_reset(&w->hw, w->q.now_ns);
     idle_measure_reset(w, w->q.now_ns);
+    kvm_measure_reset(w);
 }
 
 void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
 {
     hw_collect_metrics(&w->hw, w->q.now_ns, out);
     idle_collect_metrics(w, w->q.now_ns, out);
+    kvm_collect_metrics(w, out);
 }
 
 void world_run_until(struct world *w, sim_time_t end_ns)

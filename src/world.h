@@ -12,6 +12,7 @@
 #include "hw/cpu.h"
 #include "hw/machine.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
 #include "kernel/sched/idle.h"
 #include "kernel/sched/sched.h"
@@ -37,6 +38,7 @@ struct world {
     struct idle_sys idle;     /* cpuidle driver, governor, per-CPU idle loop */
     struct cpufreq_sys cpufreq; /* frequency policies */
     struct sched sched;       /* runqueues, tasks, idle entry */
+    struct kvm_sys kvm;       /* VMs and KVM halt polling (none until kvm_create_vms) */
     uint64_t nevents;         /* events handled, for the events/s figure */
     void *wl_state;           /* the running workload's state */
 };

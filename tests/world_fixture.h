@@ -1,5 +1,5 @@
-/* A simulated skx-2s world for tests: the machine file, a variant's command
- * line and sysfs writes (space-separated, kernel quoting rules), optional
+/* A simulated skx-2s world for tests (cpufreq.off=1 unless overridden): the
+ * machine file, a variant's command line and sysfs writes (space-separated, kernel quoting rules), optional
  * calibration overrides, and a probe task that records when it finished.
  * Header-only (static functions) so each test program stays one file. */
 #ifndef PMLAB_TESTS_WORLD_FIXTURE_H
@@ -67,6 +67,9 @@ static inline struct fx *fx_new_calib(const char *cmdline, const char *sysfs,
     for (int i = 0; i < n; i++)
         fx_set_calib(f->m, calib[i].key, calib[i].value);
     kparams_init(&f->kp);
+    /* Exact timings assume base frequency: no cpufreq driver unless the
+     * caller's command line loads one. */
+    fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
     fx_apply(&f->kp, cmdline, kparams_set_cmdline);
     fx_apply(&f->kp, sysfs, kparams_set_sysfs);
     struct world_key key = { .seed = 3 };

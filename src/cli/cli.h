@@ -11,8 +11,8 @@ struct cli_command {
     void (*usage)(void);
 };
 
-extern const struct cli_command cli_run_command, cli_machines_command, cli_params_command,
-    cli_explain_command;
+extern const struct cli_command cli_run_command, cli_compare_command, cli_machines_command,
+    cli_params_command, cli_explain_command;
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_BAD_INPUT 2

@@ -24,17 +24,27 @@ static void run_usage(void)
            "options:\n"
            "  --format table|json|csv  output format (default table)\n"
            "  --output FILE            write the report to FILE instead of stdout\n"
-           "  --reps N                 replications per variant (default: the scenario's)\n"
+           "  --reps N                 replications per variant (default: the scenario's); with\n"
+           "                           --ci-target, the first batch\n"
+           "  --ci-target PCT          add replications in batches until, for every variant, the\n"
+           "                           95 %% CI half-width of the primary metric (the workload's\n"
+           "                           first) is under PCT %% of its mean; the result is exactly\n"
+           "                           that of --reps with the count reached\n"
+           "  --max-reps N             with --ci-target: stop at N replications (default %d) and\n"
+           "                           say on stderr which variant missed the target\n"
            "  --seed N                 base random seed (default: the scenario's)\n"
            "  --jobs N                 worker threads (default: all online CPUs)\n"
            "  --quick                  the scenario's [quick] configuration: fewer, shorter runs\n"
            "  --variant NAME           run only this variant (repeatable); each keeps the random\n"
            "                           streams it has in a full run, so its numbers are the same\n"
-           "  --quiet                  no progress line or summary on stderr\n"
+           "  --quiet                  no progress or summary line on stderr (warnings and errors\n"
+           "                           are still printed)\n"
            "  -h, --help               this text\n"
            "\n"
-           "Output is byte-identical for a given scenario, seed and replication count,\n"
-           "whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input.\n");
+           "A progress line is drawn on stderr only when it is a terminal and --quiet is not\n"
+           "given. Output is byte-identical for a given scenario, seed and replication\n"
+           "count, whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input.\n",
+           RUNNER_DEFAULT_MAX_REPS);
 }
 
 #define RUN_MAX_SELECT 64
@@ -46,6 +56,7 @@ struct run_args {
     const char *format;
     const char *output;
     struct runner_opts opts;
+    bool reps_set, max_reps_set;
     bool quiet;
 };
 
@@ -54,6 +65,30 @@ static int run_parse_int(const char *opt, const char *text, int64_t min, int64_t
     if (str_to_i64(text, out) != 0 || *out < min || *out > max) {
         fprintf(stderr, "pmlab run: %s: expected an integer in [%lld, %lld], got '%s'\n", opt,
                 (long long)min, (long long)max, text);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_parse_pct(const char *opt, const char *text, double *out)
+{
+    if (str_to_double(text, out) != 0 || !(*out > 0 && *out <= 100)) {
+        fprintf(stderr, "pmlab run: %s: expected a percentage in (0, 100], got '%s'\n", opt, text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Options that only make sense together. */
+static int run_check_args(const struct run_args *a)
+{
+    if (a->max_reps_set && a->opts.ci_target_pct <= 0) {
+        fprintf(stderr, "pmlab run: --max-reps needs --ci-target\n");
+        return -1;
+    }
+    int max = a->max_reps_set ? a->opts.max_reps : RUNNER_DEFAULT_MAX_REPS;
+    if (a->opts.ci_target_pct > 0 && a->reps_set && a->opts.reps > max) {
+        fprintf(stderr, "pmlab run: --reps %d is more than --max-reps %d\n", a->opts.reps, max);
         return -1;
     }
     return 0;
@@ -68,6 +103,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "jobs", required_argument, NULL, 'j' },   { "quick", no_argument, NULL, 'q' },
         { "quiet", no_argument, NULL, 'Q' },        { "help", no_argument, NULL, 'h' },
         { "variant", required_argument, NULL, 'V' },
+        { "ci-target", required_argument, NULL, 'C' },
+        { "max-reps", required_argument, NULL, 'M' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -81,6 +118,17 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
             if (run_parse_int("--reps", optarg, 1, 1000, &v) != 0)
                 return -1;
             a->opts.reps = (int)v;
+            a->reps_set = true;
+            break;
+        case 'C':
+            if (run_parse_pct("--ci-target", optarg, &a->opts.ci_target_pct) != 0)
+                return -1;
+            break;
+        case 'M':
+            if (run_parse_int("--max-reps", optarg, 2, 1000, &v) != 0)
+                return -1;
+            a->opts.max_reps = (int)v;
+            a->max_reps_set = true;
             break;
         case 's':
             if (run_parse_int("--seed", optarg, 0, INT64_MAX, &v) != 0)
@@ -111,7 +159,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         return -1;
     }
     a->scenario = argv[optind];
-    return 0;
+    return run_check_args(a);
 }
 
 /* Resolve --variant names into ascending scenario indices in sel. */
@@ -149,6 +197,39 @@ static int run_report(const struct rpt_format *fmt, const struct rpt_results *r,
         return EXIT_RUN_FAILED;
     }
     return 0;
+}
+
+/* With --ci-target: one stderr line per variant that missed the target.
+ * Printed even with --quiet: the report's precision is then not what was
+ * asked for. */
+static void run_ci_verdict(const struct run_args *a, const struct rpt_results *r)
+{
+    double target = a->opts.ci_target_pct;
+    if (target <= 0)
+        return;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        double pct = runner_primary_ci_pct(var);
+        if (pct < target)
+            continue;
+        fprintf(stderr,
+                "pmlab run: ci-target %g %% not reached for variant %s after %d replications: "
+                "%.3g %% (%s)\n",
+                target, var->name, r->reps, pct, var->nmetrics ? var->metrics[0].name : "-");
+    }
+}
+
+/* The one-line summary: runs, events, speed, replications, memory. */
+static void run_summary(const struct scenario *s, const struct runner_stats *st)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double wall = st->wall_s > 0 ? st->wall_s : 1e-9;
+    fprintf(stderr,
+            "pmlab: %s: %d runs (%d replications), %.3g events in %.2f s (%.2f M events/s, "
+            "%.3g simulated s per wall s), peak RSS %ld kB\n",
+            s->name, st->njobs, st->reps, (double)st->nevents, st->wall_s,
+            (double)st->nevents / wall / 1e6, st->sim_s / wall, ru.ru_maxrss);
 }
 
 static int run_main(int argc, char **argv)
@@ -199,16 +280,9 @@ static int run_main(int argc, char **argv)
         return EXIT_RUN_FAILED;
     }
     rc = run_report(fmt, &r, out, a.output);
-    if (!a.quiet) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        double wall = st.wall_s > 0 ? st.wall_s : 1e-9;
-        fprintf(stderr,
-                "pmlab: %s: %d runs, %.3g events in %.2f s (%.2f M events/s, %.3g simulated s "
-                "per wall s), peak RSS %ld kB\n",
-                s->name, st.njobs, (double)st.nevents, st.wall_s, (double)st.nevents / wall / 1e6,
-                st.sim_s / wall, ru.ru_maxrss);
-    }
+    run_ci_verdict(&a, &r);
+    if (!a.quiet)
+        run_summary(s, &st);
     rpt_results_free(&r);
     scenario_free(s);
     return rc;

@@ -49,6 +49,21 @@ static const struct hw_calib_desc calib_registry[] = {
       .min = 0, .max = 100000,
       .description = "extra delay before an interrupt handler runs when the idle state was "
                      "entered with interrupts off (the idle exit path runs first)" },
+    { .key = "hwp_window_us", .unit = "us", .default_value = 4000,
+      .min = 100, .max = 100000,
+      .description = "HWP model (hw/hwp.h): time constant of the filter on the core's C0 "
+                     "share that the hardware's frequency choice follows" },
+    { .key = "hwp_eval_us", .unit = "us", .default_value = 1000,
+      .min = 50, .max = 20000,
+      .description = "HWP model: how often the hardware re-evaluates a busy core's frequency" },
+    { .key = "hwp_busy_full", .unit = "ratio", .default_value = 1.0,
+      .min = 0.05, .max = 1.0,
+      .description = "HWP model: busy share at which a core reaches its EPP ceiling at EPP "
+                     "255 (scaled by EPP/255; EPP 0 races to the ceiling)" },
+    { .key = "hwp_epp255_ceiling_ratio", .unit = "ratio", .default_value = 1.0,
+      .min = 0.3, .max = 1.5,
+      .description = "HWP model: highest frequency at EPP 255 as a share of base (the ceiling "
+                     "falls linearly to it from the maximum at EPP 0x80)" },
 };
 #define NCALIB_REGISTRY (sizeof calib_registry / sizeof calib_registry[0])
 

@@ -3,9 +3,14 @@
  * Workers take the next job index from an atomic counter; results land in a
  * slot per job. Replications are then combined over load points and summarised
  * per variant in a fixed order, which is what makes the output independent of
- * scheduling. */
+ * scheduling.
+ *
+ * Slots are stored replication-major ((rep, variant, point)), so a batch of
+ * added replications is a contiguous tail of job indices: the slot array
+ * grows by realloc and a batch is just the range [next, njobs). */
 #include "runner/runner.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +21,7 @@
 
 #include "util/strutil.h"
 #include "util/xalloc.h"
+#include "kernel/kvm/kvm.h"
 #include "world.h"
 
 struct job_slot {
@@ -32,17 +38,23 @@ struct pool {
     uint64_t seed;
     int *vsel;                 /* [nvar] scenario index of each variant run */
     int nvar;
-    int reps, npoints, njobs;
-    struct job_slot *slot;
+    int reps, npoints;
+    int njobs;                 /* reps * nvar * npoints: the end of the current batch */
+    struct job_slot *slot;     /* [njobs], replication-major */
     atomic_int next;
     atomic_int done;
 };
 
+static int job_index(const struct pool *p, int variant, int rep, int point)
+{
+    return (rep * p->nvar + variant) * p->npoints + point;
+}
+
 static void job_decode(const struct pool *p, int j, int *variant, int *rep, int *point)
 {
     *point = j % p->npoints;
-    *rep = (j / p->npoints) % p->reps;
-    *variant = j / (p->npoints * p->reps);
+    *variant = (j / p->npoints) % p->nvar;
+    *rep = j / (p->npoints * p->nvar);
 }
 
 static void job_run(struct pool *p, int j)
@@ -57,6 +69,7 @@ static void job_run(struct pool *p, int j)
         .load_point = (uint32_t)point,
     };
     world_init(&w, s->machine, &s->variants[v].kp, &key);
+    kvm_create_vms(&w, s->vms, s->nvms);
     struct job_slot *slot = &p->slot[j];
     if (s->wl->run(&w, p->wl_cfg, point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)
         slot->failed = true;
@@ -102,11 +115,24 @@ static void pool_wait(struct pool *p, pthread_t *tids, int nthreads, bool progre
         fprintf(stderr, "\r%*s\r", 70, "");
 }
 
-static int pool_run(struct pool *p, int nthreads, bool progress)
+/* Grow the pool to reps replications: the new jobs, [old njobs, new njobs),
+ * are the next batch. */
+static void pool_grow(struct pool *p, int reps)
 {
-    double t0 = now_s();
-    if (nthreads > p->njobs)
-        nthreads = p->njobs;
+    int first = p->njobs;
+    p->reps = reps;
+    p->njobs = reps * p->nvar * p->npoints;
+    p->slot = xreallocarray(p->slot, (size_t)p->njobs, sizeof *p->slot);
+    memset(p->slot + first, 0, (size_t)(p->njobs - first) * sizeof *p->slot);
+    atomic_store(&p->next, first);
+}
+
+/* Run the pending batch on up to nthreads threads. */
+static int pool_run(struct pool *p, int nthreads, bool progress, double t0)
+{
+    int pending = p->njobs - atomic_load(&p->next);
+    if (nthreads > pending)
+        nthreads = pending;
     pthread_t *tids = xcalloc((size_t)nthreads, sizeof *tids);
     int started = 0;
     for (; started < nthreads; started++)
@@ -122,7 +148,7 @@ static int pool_run(struct pool *p, int nthreads, bool progress)
 /* One replication's metrics: the workload combines its load points. */
 static void runner_combine(const struct pool *p, int v, int rep, struct rpt_metric_set *out)
 {
-    const struct job_slot *first = &p->slot[(v * p->reps + rep) * p->npoints];
+    const struct job_slot *first = &p->slot[job_index(p, v, rep, 0)];
     if (p->s->wl->combine) {
         struct rpt_metric_set *pts = xcalloc((size_t)p->npoints, sizeof *pts);
         for (int i = 0; i < p->npoints; i++)
@@ -165,18 +191,88 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     rpt_compare_all(r);
 }
 
+/* The first failed job in (variant, replication, load point) order, so the
+ * message does not depend on the storage order or on scheduling. */
 static int runner_first_failure(const struct pool *p, char *err, size_t errsize)
 {
-    for (int j = 0; j < p->njobs; j++) {
-        if (!p->slot[j].failed)
-            continue;
-        int v, rep, point;
-        job_decode(p, j, &v, &rep, &point);
-        snprintf(err, errsize, "variant %s, replication %d, load point %d: %s",
-                 p->s->variants[p->vsel[v]].name, rep, point, p->slot[j].msg);
-        return -1;
-    }
+    for (int v = 0; v < p->nvar; v++)
+        for (int rep = 0; rep < p->reps; rep++)
+            for (int point = 0; point < p->npoints; point++) {
+                const struct job_slot *slot = &p->slot[job_index(p, v, rep, point)];
+                if (!slot->failed)
+                    continue;
+                snprintf(err, errsize, "variant %s, replication %d, load point %d: %s",
+                         p->s->variants[p->vsel[v]].name, rep, point, slot->msg);
+                return -1;
+            }
     return 0;
+}
+
+double runner_primary_ci_pct(const struct rpt_variant *v)
+{
+    if (v->nmetrics == 0)
+        return 0;
+    const struct rpt_metric *m = &v->metrics[0];
+    double half = (m->ci_hi - m->ci_lo) / 2;
+    if (!isfinite(half) || !isfinite(m->mean))
+        return INFINITY;
+    if (half == 0)
+        return 0;
+    return m->mean != 0 ? 100.0 * half / fabs(m->mean) : INFINITY;
+}
+
+/* Replications for the next batch of an adaptive run, or 0 to stop. The CI
+ * half-width shrinks about as 1/sqrt(n), so the count that would just meet
+ * the target is n * (worst / target)^2; at most doubling keeps one noisy
+ * early estimate from overshooting, and at least one more makes progress.
+ * The choice depends only on results, never on --jobs or timing. */
+static int runner_next_reps(const struct runner_opts *o, const struct rpt_results *r, int reps,
+                            int max_reps)
+{
+    if (o->ci_target_pct <= 0 || reps >= max_reps)
+        return 0;
+    double worst = 0;
+    for (int v = 0; v < r->nvariants; v++) {
+        double pct = runner_primary_ci_pct(&r->variants[v]);
+        if (pct > worst)
+            worst = pct;
+    }
+    if (worst < o->ci_target_pct)
+        return 0;
+    double ratio = worst / o->ci_target_pct;
+    double want = ratio < 2 ? ceil(reps * ratio * ratio) : 2.0 * reps;
+    int next = want > 2.0 * reps ? 2 * reps : (int)want;
+    if (next <= reps)
+        next = reps + 1;
+    return next < max_reps ? next : max_reps;
+}
+
+/* Replications of the first batch, and the most an adaptive run may reach. */
+static void runner_rep_bounds(const struct scenario *s, const struct runner_opts *o, int *first,
+                              int *max_reps)
+{
+    *first = o->reps > 0 ? o->reps : o->quick ? s->quick_replications : s->replications;
+    *max_reps = *first;
+    if (o->ci_target_pct <= 0)
+        return;
+    *max_reps = o->max_reps > 0 ? o->max_reps : RUNNER_DEFAULT_MAX_REPS;
+    if (*first > *max_reps)
+        *first = *max_reps;
+    if (*first < 2 && *max_reps >= 2)
+        *first = 2; /* a CI needs two replications */
+}
+
+static void runner_fill_stats(const struct pool *p, double t0, struct runner_stats *stats)
+{
+    stats->njobs = p->njobs;
+    stats->reps = p->reps;
+    stats->nevents = 0;
+    stats->sim_s = 0;
+    for (int j = 0; j < p->njobs; j++) {
+        stats->nevents += p->slot[j].nevents;
+        stats->sim_s += (double)p->slot[j].sim_ns / SIM_NS_PER_S;
+    }
+    stats->wall_s = now_s() - t0;
 }
 
 int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt_results *out,
@@ -185,34 +281,35 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
     struct pool p = { .s = s };
     p.wl_cfg = o->quick ? s->wl_cfg_quick : s->wl_cfg;
     p.seed = o->seed_set ? o->seed : s->seed;
-    p.reps = o->reps > 0 ? o->reps : o->quick ? s->quick_replications : s->replications;
     p.npoints = s->wl->nload_points ? s->wl->nload_points(p.wl_cfg) : 1;
     p.nvar = o->variants ? o->nvariants : s->nvariants;
     p.vsel = xcalloc((size_t)p.nvar, sizeof *p.vsel);
     for (int i = 0; i < p.nvar; i++)
         p.vsel[i] = o->variants ? o->variants[i] : i;
-    p.njobs = p.nvar * p.reps * p.npoints;
-    p.slot = xcalloc((size_t)p.njobs, sizeof *p.slot);
     int nthreads = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (nthreads < 1)
         nthreads = 1;
+    int reps, max_reps;
+    runner_rep_bounds(s, o, &reps, &max_reps);
     double t0 = now_s();
-    pool_run(&p, nthreads, o->progress);
-    int rc = runner_first_failure(&p, err, errsize);
+    int rc;
     memset(out, 0, sizeof *out);
-    if (rc == 0) {
+    for (;;) {
+        pool_grow(&p, reps);
+        pool_run(&p, nthreads, o->progress, t0);
+        rc = runner_first_failure(&p, err, errsize);
+        if (rc != 0)
+            break;
         runner_gather(&p, out);
         out->quick = o->quick;
+        reps = runner_next_reps(o, out, p.reps, max_reps);
+        if (reps == 0)
+            break;
+        rpt_results_free(out);
     }
-    stats->njobs = p.njobs;
-    stats->nevents = 0;
-    stats->sim_s = 0;
-    for (int j = 0; j < p.njobs; j++) {
-        stats->nevents += p.slot[j].nevents;
-        stats->sim_s += (double)p.slot[j].sim_ns / SIM_NS_PER_S;
+    runner_fill_stats(&p, t0, stats);
+    for (int j = 0; j < p.njobs; j++)
         rpt_set_free(&p.slot[j].metrics);
-    }
-    stats->wall_s = now_s() - t0;
     free(p.slot);
     free(p.vsel);
     return rc;

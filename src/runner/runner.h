@@ -3,7 +3,9 @@
  *
  * Every job builds its own struct world from (seed, variant, replication, load
  * point) and writes only its own result slot, so output is byte-identical for
- * any --jobs and any execution order. */
+ * any --jobs and any execution order. For the same reason replications can be
+ * added in batches (adaptive replications, ci_target_pct): replication r is
+ * the same run whichever batch it falls in. */
 #ifndef PMLAB_RUNNER_RUNNER_H
 #define PMLAB_RUNNER_RUNNER_H
 
@@ -25,10 +27,20 @@ struct runner_opts {
      * has in a full run: any run can be reproduced alone. */
     const int *variants;
     int nvariants;
+    /* Adaptive replications when > 0: after the first batch (reps), add
+     * batches until, for every variant, the 95 % CI half-width of the primary
+     * metric (see runner_primary_ci_pct) is under ci_target_pct % of its mean,
+     * or max_reps is reached. Every variant gets the same count, so a run that
+     * stops at n reports exactly what reps = n reports. */
+    double ci_target_pct;
+    int max_reps;        /* 0 = RUNNER_DEFAULT_MAX_REPS; only with ci_target_pct */
 };
+
+#define RUNNER_DEFAULT_MAX_REPS 50
 
 struct runner_stats {
     int njobs;
+    int reps;            /* replications per variant actually run */
     uint64_t nevents;    /* events handled over all jobs */
     double sim_s;        /* simulated time over all jobs, s */
     double wall_s;       /* elapsed time of the whole run */
@@ -39,5 +51,10 @@ struct runner_stats {
  * job in job order (the results are then not filled). */
 int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt_results *out,
                struct runner_stats *stats, char *err, size_t errsize);
+
+/* The 95 % CI half-width of v's primary metric (its first: the workload's
+ * headline number) in % of |mean|. 0 when v has no metric or no spread;
+ * INFINITY when the mean is 0 with spread, or a value is not finite. */
+double runner_primary_ci_pct(const struct rpt_variant *v);
 
 #endif

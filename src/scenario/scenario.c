@@ -15,12 +15,15 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/idle.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 
 enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_VARIANT0 };
+/* [vm NAME] sections are numbered from here, above any variant's number. */
+#define SEC_VM0 (1 << 20)
 
 struct raw_kv {
     int sec;          /* SEC_* or SEC_VARIANT0 + variant index */
@@ -71,6 +74,24 @@ static int scn_variant_section(struct scn_parse *st, const char *name, int line,
     return 0;
 }
 
+/* A [vm NAME] header: a new VM with default settings. */
+static int scn_vm_section(struct scn_parse *st, const char *name, int line, struct diag *d)
+{
+    struct scenario *s = st->s;
+    if (!scn_valid_name(name) || strlen(name) >= KVM_VM_NAME_MAX)
+        return diag_error(d, st->path, line,
+                          "vm name '%s' must be up to %d letters, digits, '_', '.', '-' or '+'",
+                          name, KVM_VM_NAME_MAX - 1);
+    for (int i = 0; i < s->nvms; i++)
+        if (strcmp(s->vms[i].name, name) == 0)
+            return diag_error(d, st->path, line, "duplicate vm '%s' (first at line %d)", name,
+                              s->vms[i].line);
+    s->vms = xreallocarray(s->vms, (size_t)s->nvms + 1, sizeof *s->vms);
+    kvm_vm_config_init(&s->vms[s->nvms], name, line);
+    st->cur_sec = SEC_VM0 + s->nvms++;
+    return 0;
+}
+
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
     static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick" };
@@ -91,8 +112,14 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
             return diag_error(d, st->path, line, "[variant] needs a name: [variant NAME]");
         return scn_variant_section(st, vname, line, d);
     }
+    if (strncmp(name, "vm", 2) == 0 && (name[2] == ' ' || name[2] == '\t' || !name[2])) {
+        const char *vmname = str_skip_space(name + 2);
+        if (!*vmname)
+            return diag_error(d, st->path, line, "[vm] needs a name: [vm NAME]");
+        return scn_vm_section(st, vmname, line, d);
+    }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick or variant NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, variant NAME or vm NAME)",
                       name);
 }
 
@@ -363,14 +390,16 @@ static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
         fprintf(stderr, "%s (variant %s)\n", v->kp.warnings[i], v->name);
     if (kparams_check_cpus(&v->kp, st->s->machine->ncpus, st->path, d) != 0)
         return -1;
-    return idle_validate(st->s->machine, &v->kp, st->path, d);
+    if (idle_validate(st->s->machine, &v->kp, st->path, d) != 0)
+        return -1;
+    return cpufreq_validate(st->s->machine, &v->kp, st->path, d);
 }
 
 static int scn_check_variant_keys(struct scn_parse *st, struct diag *d)
 {
     for (int i = 0; i < st->nkv; i++) {
         const struct raw_kv *kv = &st->kv[i];
-        if (kv->sec < SEC_VARIANT0)
+        if (kv->sec < SEC_VARIANT0 || kv->sec >= SEC_VM0)
             continue;
         bool known = false;
         for (int k = 0; k < 5; k++)
@@ -380,6 +409,26 @@ static int scn_check_variant_keys(struct scn_parse *st, struct diag *d)
                               "unknown key '%s' in [variant] (kernel, patches, cmdline, sysfs, config)",
                               kv->key);
     }
+    return 0;
+}
+
+/* Every [vm] key, then each VM checked against the machine. */
+static int scn_vms(struct scn_parse *st, struct diag *d)
+{
+    struct scenario *s = st->s;
+    char msg[300];
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec < SEC_VM0)
+            continue;
+        if (scn_no_continuation(kv, st->path, d) != 0)
+            return -1;
+        if (kvm_vm_config_set(&s->vms[kv->sec - SEC_VM0], kv->key, kv->value, msg, sizeof msg) != 0)
+            return diag_error(d, st->path, kv->line, "%s", msg);
+    }
+    for (int i = 0; i < s->nvms; i++)
+        if (kvm_vm_config_check(&s->vms[i], s->machine, msg, sizeof msg) != 0)
+            return diag_error(d, st->path, s->vms[i].line, "[vm %s]: %s", s->vms[i].name, msg);
     return 0;
 }
 
@@ -393,6 +442,7 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
         if (st->kv[i].sec == SEC_SCENARIO && scn_scenario_key(st, &st->kv[i], d) != 0)
             return -1;
     if (scn_check_variant_keys(st, d) != 0 || scn_load_machine(st, opts, d) != 0 ||
+        scn_vms(st, d) != 0 ||
         scn_workload(st, d) != 0 || scn_quick(st, d) != 0)
         return -1;
     if (s->nvariants == 0)
@@ -453,6 +503,7 @@ void scenario_free(struct scenario *s)
         kparams_destroy(&v->kp);
     }
     free(s->variants);
+    free(s->vms);
     free(s->description);
     free(s->wl_cfg);
     free(s->wl_cfg_quick);

@@ -4,6 +4,7 @@
  *   [workload]   type = NAME, then that workload's parameters
  *   [quick]      replications and workload keys that --quick overrides
  *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each)
+ *   [vm X]       a guest: vcpus, pin, guest_cpuidle, ... (docs/vms.md)
  *
  * Everything is checked at load time against the machine, the knob registry
  * and the workload's parameter table, so a run never starts on a typo: the
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "hw/machine.h"
+#include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
 #include "util/diag.h"
 #include "workload/workload.h"
@@ -43,6 +45,8 @@ struct scenario {
     void *wl_cfg_quick;         /* with [quick] overrides applied */
     struct scenario_variant *variants;
     int nvariants;
+    struct kvm_vm_config *vms;  /* [vm NAME] sections, in file order */
+    int nvms;
 };
 
 struct scenario_load_opts {

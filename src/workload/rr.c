@@ -11,7 +11,8 @@
  * headroom and load < 1 is stable on an SMT machine.
  *
  * Metrics: throughput_rps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us,
- * then the machine and idle metrics of world_collect_metrics. A run whose requests in
+ * then the machine and idle metrics of world_collect_metrics; the series
+ * latency_cdf holds the response-time distribution. A run whose requests in
  * flight exceed max_inflight is overloaded and fails (exit status 1). */
 #include <stddef.h>
 #include <stdio.h>
@@ -124,6 +125,19 @@ static void rr_warmup_done(struct sim_event *ev, void *arg)
     world_measure_reset(w);
 }
 
+/* The response-time distribution as a series of (percentile, latency):
+ * every percent, then the tail, for CDF plots. */
+static void rr_collect_cdf(const struct sim_hist *lat, struct rpt_metric_set *out)
+{
+    static const char *const cols[] = { "pct", "latency_us" };
+    static const double tail[] = { 99.5, 99.9, 99.99 };
+    for (int p = 1; p <= 102; p++) {
+        double pct = p <= 99 ? p : tail[p - 100];
+        double row[2] = { pct, sim_hist_percentile(lat, pct) / 1000.0 };
+        rpt_set_series_row(out, "latency_cdf", cols, 2, row);
+    }
+}
+
 static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
 {
     struct world *w = run->w;
@@ -135,6 +149,7 @@ static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
     rpt_set_put(out, "lat_p999_us", "us", RPT_LOWER_BETTER,
                 sim_hist_percentile(run->lat, 99.9) / 1000.0);
     world_collect_metrics(w, out);
+    rr_collect_cdf(run->lat, out);
 }
 
 static int rr_run_point(struct world *w, const void *cfgp, int load_point,

@@ -1,26 +1,150 @@
 /* cpufreq: CPU frequency scaling (drivers/cpufreq/), the policy layer that
  * sets each core's frequency in the simulated hardware.
  *
- * The scheduler calls cpufreq_update_util() whenever a CPU's state changes
- * (a task starts running on it, or it goes idle), like the kernel's
- * cpufreq_update_util() hook; the governor or the driver (intel_pstate's own
- * algorithms, or HWP in hardware) decides frequencies from there or from its
- * own periodic work. A frequency change goes to hw_core_set_mhz() followed by
+ * As in the kernel there is one driver and, per logical CPU, one policy
+ * (intel_pstate and acpi-cpufreq give every CPU its own policy; policy->cpus
+ * is that CPU). A driver either has its own algorithms, chosen by the policy
+ * field (intel_pstate active: "performance" or "powersave"), or serves the
+ * generic governors (performance, powersave, schedutil, ondemand), each an
+ * ops struct found by name. FACTS.md §5.
+ *
+ * A core runs at what its threads' policies resolve to: the highest request
+ * of its threads (the hardware honours the most demanding SMT thread), or
+ * with HWP the hardware's own choice within the combined request (hw/hwp.h).
+ * Every change goes through cpufreq_core_apply(): hw_core_set_mhz() then
  * sched_core_speed_changed() so running work is re-timed.
  *
- * Without a cpufreq driver every core stays at its base frequency. */
+ * Triggers, without per-millisecond events on idle CPUs: the scheduler calls
+ * cpufreq_update_util() at every busy/idle transition of a CPU, like the
+ * kernel's hook; a CPU that stays busy gets a lazy per-CPU tick (the
+ * scheduler tick, which calls the same hook in the kernel), armed only while
+ * it runs and only for governors that sample; HWP cores get a lazy
+ * re-evaluation timer while in C0.
+ *
+ * Without a driver (cpufreq.off=1) every core stays at its base frequency. */
 #ifndef PMLAB_KERNEL_CPUFREQ_CPUFREQ_H
 #define PMLAB_KERNEL_CPUFREQ_CPUFREQ_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "hw/hwp.h"
+#include "hw/machine.h"
+#include "kernel/params.h"
 #include "report/results.h"
+#include "sim/eventq.h"
+#include "util/diag.h"
 
 struct world;
+struct cpufreq_policy;
+
+/* The policy field of setpolicy drivers (include/linux/cpufreq.h). */
+enum cpufreq_policy_kind {
+    CPUFREQ_POLICY_UNKNOWN,
+    CPUFREQ_POLICY_POWERSAVE,
+    CPUFREQ_POLICY_PERFORMANCE,
+};
+
+/* intel_pstate= on the command line (Documentation/admin-guide/pm/intel_pstate.rst). */
+enum intel_pstate_opt {
+    INTEL_PSTATE_OPT_NONE,      /* not given */
+    INTEL_PSTATE_OPT_ACTIVE,
+    INTEL_PSTATE_OPT_PASSIVE,
+    INTEL_PSTATE_OPT_NO_HWP,
+    INTEL_PSTATE_OPT_DISABLE,
+};
+
+/* A generic governor: it only decides; the core and the driver act. */
+struct cpufreq_governor {
+    const char *name;
+    size_t data_size;           /* per-policy state the core allocates, zeroed */
+    bool needs_util;            /* reads PELT utilisation (pelt.c) */
+    bool samples;               /* wants the util hook and the tick while busy */
+    bool strict_target;         /* CPUFREQ_GOV_STRICT_TARGET: the target is also the
+                                 * maximum (HWP passive may not go above it) */
+    /* Start on a policy, and react to a change of its limits. */
+    void (*start)(struct world *w, struct cpufreq_policy *p);
+    void (*limits)(struct world *w, struct cpufreq_policy *p);
+    /* The util hook: p's CPU changed state or ticked at w->q.now_ns. */
+    void (*update)(struct world *w, struct cpufreq_policy *p);
+};
+
+/* A scaling driver. */
+struct cpufreq_driver {
+    const char *name;           /* scaling_driver: "intel_pstate", "intel_cpufreq", ... */
+    bool setpolicy;             /* own algorithms chosen by the policy field */
+    sim_time_t transition_latency_ns; /* cpuinfo_transition_latency */
+    sim_time_t transition_delay_ns;   /* transition_delay_us, 0 when unset */
+    /* setpolicy drivers: apply the policy field and limits. */
+    void (*set_policy)(struct world *w, struct cpufreq_policy *p);
+    /* setpolicy drivers: the util hook (NULL when the hardware decides). */
+    void (*update_util)(struct world *w, struct cpufreq_policy *p);
+    /* target drivers: request khz (already within the policy limits). */
+    void (*target)(struct world *w, struct cpufreq_policy *p, uint32_t khz);
+};
+
+struct cpufreq_policy {
+    int cpu;
+    int core;
+    uint32_t cpuinfo_min_khz, cpuinfo_max_khz, base_khz;
+    uint32_t min_khz, max_khz;  /* scaling_min_freq, scaling_max_freq */
+    uint32_t cur_khz;           /* what the driver last asked for */
+    enum cpufreq_policy_kind policy;           /* setpolicy drivers */
+    const struct cpufreq_governor *gov;        /* target drivers */
+    void *gov_data;
+    int epp;                    /* energy_performance_preference (HWP) */
+    struct hwp_request hwp_req; /* this CPU's HWP request (HWP only) */
+    sim_time_t last_sample_ns;  /* intel_pstate without HWP: last sample */
+    sim_time_t sample_c0_ns;    /* ... and the CPU's C0 counter then */
+    struct sim_event tick_ev;   /* the scheduler tick while busy (sampling governors) */
+};
+
+/* Per-CPU utilisation tracking (pelt.c). */
+struct pelt_cpu {
+    double util_avg;            /* 0..PELT_SCALE, frequency invariant */
+    sim_time_t last_update_ns;
+    sim_time_t busy_ns;         /* total time running a task */
+    uint64_t idle_calls;        /* times the CPU went idle */
+    bool running;
+};
+
+#define PELT_SCALE 1024.0       /* SCHED_CAPACITY_SCALE */
+#define PELT_HALFLIFE_NS (32 * SIM_NS_PER_MS)
+
+struct cpufreq_hwp_core {
+    struct hwp_core hc;         /* the hardware's control-loop state */
+    struct sim_event eval_ev;   /* next re-evaluation while in C0 */
+};
 
 struct cpufreq_sys {
-    bool active;            /* a cpufreq driver is registered */
+    bool active;                /* a cpufreq driver is registered */
+    const struct cpufreq_driver *driver;
+    bool hwp;                   /* HWP enabled (intel_pstate with HWP) */
+    bool util_hook;             /* something consumes cpufreq_update_util() */
+    bool track_util;            /* PELT is maintained */
+    sim_time_t tick_ns;         /* scheduler tick period */
+    struct cpufreq_policy *policy;     /* [ncpus] */
+    unsigned char *gov_data;           /* [ncpus * max governor data_size] */
+    size_t gov_data_stride;
+    struct pelt_cpu *pelt;             /* [ncpus] */
+    /* [ncores]: a change that arrived while a thread's task was being
+     * started (its segment not yet timed) is applied by this event at the
+     * same instant, after the start completes. */
+    struct sim_event *apply_ev;
+    uint32_t *apply_mhz;
+    struct hwp_params hwp_prm;
+    struct cpufreq_hwp_core *hwp_core; /* [ncores] when hwp */
 };
+
+/* ---- for the scenario loader and the world -------------------------------- */
+
+/* Check a variant's cpufreq settings against what its kernel builds on m:
+ * a scaling_governor the driver does not offer, EPP writes without HWP or
+ * under active performance. Returns 0, or -1 with d = "file:line: ..." and
+ * what the sysfs write would return. */
+int cpufreq_validate(const struct hw_machine *m, const struct kparams *kp, const char *file,
+                     struct diag *d);
 
 void cpufreq_init(struct world *w);
 void cpufreq_destroy(struct world *w);
@@ -29,5 +153,53 @@ void cpufreq_update_util(struct world *w, int cpu);
 /* Whether cpu's policy is "powersave" in the sense of the kernel's policy
  * field: intel_pstate active powersave, or the generic powersave governor. */
 bool cpufreq_cpu_is_powersave(const struct world *w, int cpu);
+/* Switch cpu's governor at run time, as a write to scaling_governor: 0, or -1
+ * (the write's EINVAL) when the driver does not offer it. */
+int cpufreq_set_governor(struct world *w, int cpu, const char *name);
+/* The name shown in scaling_governor for cpu ("" without a driver). */
+const char *cpufreq_governor_name(const struct world *w, int cpu);
+
+/* ---- for governors and drivers --------------------------------------------- */
+
+/* Registry of generic governors, by name; NULL if unknown. */
+const struct cpufreq_governor *cpufreq_find_governor(const char *name);
+extern const struct cpufreq_governor cpufreq_gov_performance;
+extern const struct cpufreq_governor cpufreq_gov_powersave;
+extern const struct cpufreq_governor cpufreq_gov_schedutil;
+extern const struct cpufreq_governor cpufreq_gov_ondemand;
+
+/* __cpufreq_driver_target: clamp khz to p's limits and hand it to the driver. */
+void cpufreq_driver_target(struct world *w, struct cpufreq_policy *p, uint32_t khz);
+/* Resolve core's frequency from its threads' requests and set it (see top). */
+void cpufreq_core_apply(struct world *w, int core);
+/* Set core's frequency now: PELT folded first, then hw, then the scheduler
+ * re-times running work. No-op when unchanged. */
+void cpufreq_set_core_mhz(struct world *w, int core, uint32_t mhz);
+/* Arm cpu's tick if it is busy and the tick is not pending. */
+void cpufreq_tick_arm(struct world *w, int cpu);
+/* Lowest frequency of the table (100 MHz steps) at or above khz. */
+uint32_t cpufreq_resolve_khz(const struct cpufreq_policy *p, uint32_t khz);
+/* The schedutil rate limit for the registered driver and kernel (FACTS.md §5 [F3]). */
+sim_time_t cpufreq_rate_limit_ns(const struct cpufreq_driver *drv, const struct kversion *k);
+
+/* intel_pstate.c: pick the driver for machine m and kernel settings kp (NULL
+ * without one, *hwp set when HWP is enabled), and the governors it offers. */
+const struct cpufreq_driver *intel_pstate_probe(const struct hw_machine *m,
+                                                const struct kparams *kp, bool *hwp);
+/* HWP request of p from its policy and limits, then re-evaluate the core. */
+void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p);
+/* HWP: the hardware samples core at now (a transition or its timer). */
+void intel_pstate_hwp_eval(struct world *w, int core, bool force);
+void intel_pstate_hwp_timer(struct sim_event *ev, void *arg);
+
+/* pelt.c */
+void pelt_init(struct pelt_cpu *pc, sim_time_t now_ns);
+/* Fold the time since the last update at cpu's current state and frequency. */
+void pelt_sync(struct world *w, int cpu);
+/* pelt_sync, then take the CPU's new state from the scheduler. */
+void pelt_update(struct world *w, int cpu);
+/* Pure: util after dt_ns from util, running at scale (f/fmax: the signal's
+ * clock advances dt_ns x scale) or idle (real time). */
+double pelt_decay(double util, sim_time_t dt_ns, bool running, double scale);
 
 #endif

@@ -188,10 +188,11 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     t->cpu = cpu;
     idle_task_runs(w, cpu);
     sched_set_hw_mode(w, cpu, t->polling ? HW_THREAD_POLL : HW_THREAD_RUN, 0);
-    cpufreq_update_util(w, cpu);
     t->speed = hw_thread_speed(&w->hw, cpu);
     t->seg_start_ns = w->q.now_ns;
     sim_event_schedule(&w->q, &t->done_ev, sched_segment_end(w->q.now_ns, t->work_ns, t->speed));
+    /* After the segment is set up, so a frequency change re-times it. */
+    cpufreq_update_util(w, cpu);
 }
 
 /* Newly idle: take the first queued task of another CPU, own package first. */

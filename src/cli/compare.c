@@ -1,0 +1,377 @@
+/* compare: `pmlab compare A.json B.json`: two saved runs against each other.
+ *
+ * Why: a run is often kept (`pmlab run --format json`) and a later one -- a
+ * new seed, a patched variant, another pmlab version -- must be judged
+ * against it without running the baseline again. The saved "values" arrays
+ * hold every replication, so each file's per-replication metric sets can be
+ * rebuilt and summarised by the same code as a live run (rpt_variant_summarize,
+ * rpt_compare_all): the numbers, CIs and verdicts mean exactly what they mean
+ * in `pmlab run`.
+ *
+ * A's first variant is the baseline; every variant of B is compared with it.
+ * The saved JSON does not say which direction of a metric is better, so that
+ * is taken from a metric's "better" key when present ("higher", "lower"),
+ * else read back from the files' own comparisons (a "better" verdict on a
+ * positive delta means higher is better), else the metric is neutral and its
+ * verdict is higher/lower/noise. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/results.h"
+#include "util/xalloc.h"
+
+static void compare_usage(void)
+{
+    printf("usage: pmlab compare A.json B.json [--format table|json|csv]\n"
+           "\n"
+           "Compare two results saved by 'pmlab run --format json' without running anything:\n"
+           "A's first variant is the baseline and every variant of B is compared with it\n"
+           "(delta %%, its 95 %% CI by Welch's test, p-value, verdict), from the replications\n"
+           "the files hold. Both files must come from the same scenario and machine and share\n"
+           "at least one metric. A variant of B named like the baseline is shown as B:NAME\n"
+           "and the baseline as A:NAME.\n"
+           "\n"
+           "options:\n"
+           "  --format table|json|csv  output format (default table)\n"
+           "  -h, --help               this text\n"
+           "\n"
+           "Exit status: 0 success, 1 the report could not be written, 2 bad input (a missing\n"
+           "or unreadable file, not a pmlab result, different scenarios or machines, no\n"
+           "common metric), with one line on stderr saying what is wrong.\n");
+}
+
+/* One saved result: the parsed document and its identifying fields (which
+ * point into root). */
+struct cmp_file {
+    const char *path;
+    json_t *root;
+    const char *scenario, *machine;
+    json_t *variants;        /* non-empty array of objects with name and metrics */
+};
+
+static const char *cmp_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+/* Is v a variant object as `pmlab run` writes it? */
+static bool cmp_variant_ok(const json_t *v)
+{
+    return json_is_object(v) && cmp_str(v, "name") && json_is_object(json_object_get(v, "metrics"));
+}
+
+/* What is missing for root to be a pmlab result, or NULL if nothing. */
+static const char *cmp_shape_error(const json_t *root)
+{
+    if (!json_is_object(root) || !cmp_str(root, "pmlab"))
+        return "not a pmlab result (no \"pmlab\" key)";
+    if (!cmp_str(root, "scenario") || !cmp_str(root, "machine"))
+        return "not a pmlab result (no scenario or machine)";
+    const json_t *vs = json_object_get(root, "variants");
+    if (!json_is_array(vs) || json_array_size(vs) == 0)
+        return "not a pmlab result (no variants)";
+    size_t i;
+    const json_t *v;
+    json_array_foreach(vs, i, v)
+        if (!cmp_variant_ok(v))
+            return "not a pmlab result (a variant without name or metrics)";
+    return NULL;
+}
+
+/* Load and check f->path. Returns 0, or -1 after printing one line. */
+static int cmp_load(struct cmp_file *f)
+{
+    if (access(f->path, R_OK) != 0) {
+        fprintf(stderr, "pmlab compare: %s: %s\n", f->path, strerror(errno));
+        return -1;
+    }
+    json_error_t e;
+    f->root = json_load_file(f->path, 0, &e);
+    if (!f->root && e.line > 0)
+        fprintf(stderr, "%s:%d: not a pmlab result: %s\n", f->path, e.line, e.text);
+    else if (!f->root)
+        fprintf(stderr, "pmlab compare: %s: %s\n", f->path, e.text);
+    if (!f->root)
+        return -1;
+    const char *why = cmp_shape_error(f->root);
+    if (why) {
+        fprintf(stderr, "pmlab compare: %s: %s\n", f->path, why);
+        return -1;
+    }
+    f->scenario = cmp_str(f->root, "scenario");
+    f->machine = cmp_str(f->root, "machine");
+    f->variants = json_object_get(f->root, "variants");
+    return 0;
+}
+
+static int cmp_check_same_run(const struct cmp_file *a, const struct cmp_file *b)
+{
+    if (strcmp(a->scenario, b->scenario) == 0 && strcmp(a->machine, b->machine) == 0)
+        return 0;
+    fprintf(stderr, "pmlab compare: %s is scenario %s on %s, %s is %s on %s\n", a->path,
+            a->scenario, a->machine, b->path, b->scenario, b->machine);
+    return -1;
+}
+
+/* Direction from a file's comparisons: a judged verdict plus the sign of the
+ * delta gives it; "higher"/"lower" mean the metric is neutral. Returns 1 if
+ * found (with *out set), else 0. */
+static int cmp_direction_from(const json_t *root, const char *metric, enum rpt_better *out)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(root, "comparisons"), i, c) {
+        const char *m = cmp_str(c, "metric"), *verdict = cmp_str(c, "verdict");
+        if (!m || !verdict || strcmp(m, metric) != 0)
+            continue;
+        if (strcmp(verdict, "higher") == 0 || strcmp(verdict, "lower") == 0)
+            return *out = RPT_NEUTRAL, 1;
+        double d = json_number_value(json_object_get(c, "delta_pct"));
+        bool judged = strcmp(verdict, "better") == 0 || strcmp(verdict, "worse") == 0;
+        if (!judged || d == 0 || !isfinite(d))
+            continue;
+        bool up_is_better = (strcmp(verdict, "better") == 0) == (d > 0);
+        return *out = up_is_better ? RPT_HIGHER_BETTER : RPT_LOWER_BETTER, 1;
+    }
+    return 0;
+}
+
+/* Which direction of metric name (saved as mobj) is better; see the top. */
+static enum rpt_better cmp_direction(const struct cmp_file *a, const struct cmp_file *b,
+                                     const char *name, const json_t *mobj)
+{
+    const char *better = cmp_str(mobj, "better");
+    if (better)
+        return strcmp(better, "higher") == 0  ? RPT_HIGHER_BETTER
+               : strcmp(better, "lower") == 0 ? RPT_LOWER_BETTER
+                                              : RPT_NEUTRAL;
+    enum rpt_better dir = RPT_NEUTRAL;
+    if (!cmp_direction_from(a->root, name, &dir))
+        cmp_direction_from(b->root, name, &dir);
+    return dir;
+}
+
+/* Replications saved for variant v: the longest "values" array. */
+static int cmp_variant_reps(const json_t *v)
+{
+    size_t n = 0;
+    const char *name;
+    const json_t *m;
+    json_object_foreach(json_object_get(v, "metrics"), name, m) {
+        size_t k = json_array_size(json_object_get(m, "values"));
+        n = k > n ? k : n;
+    }
+    return (int)n;
+}
+
+/* Put replication r's value of every metric of v into sets[r]. Null values
+ * (non-finite when saved) come back as NaN. */
+static void cmp_fill_metrics(const struct cmp_file *a, const struct cmp_file *b, const json_t *v,
+                             struct rpt_metric_set *sets)
+{
+    const char *name;
+    const json_t *m;
+    json_object_foreach(json_object_get(v, "metrics"), name, m) {
+        const char *unit = cmp_str(m, "unit");
+        enum rpt_better dir = cmp_direction(a, b, name, m);
+        size_t r;
+        const json_t *x;
+        json_array_foreach(json_object_get(m, "values"), r, x) {
+            double value = json_is_number(x) ? json_number_value(x) : NAN;
+            rpt_set_put(&sets[r], name, unit ? unit : "", dir, value);
+        }
+    }
+}
+
+/* Put each replication's rows of every series of v into sets[r]. */
+static void cmp_fill_series(const json_t *v, struct rpt_metric_set *sets, int reps)
+{
+    const char *name;
+    const json_t *sr;
+    json_object_foreach(json_object_get(v, "series"), name, sr) {
+        const char *cols[RPT_SERIES_MAX_COLS];
+        int ncols = 0;
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(sr, "columns"), i, c)
+            if (ncols < RPT_SERIES_MAX_COLS)
+                cols[ncols++] = json_string_value(c) ? json_string_value(c) : "";
+        const json_t *rows;
+        json_array_foreach(json_object_get(sr, "replications"), i, rows) {
+            size_t k;
+            const json_t *row;
+            json_array_foreach(rows, k, row) {
+                double vals[RPT_SERIES_MAX_COLS] = { 0 };
+                for (int col = 0; col < ncols; col++) {
+                    const json_t *x = json_array_get(row, (size_t)col);
+                    vals[col] = json_is_number(x) ? json_number_value(x) : NAN;
+                }
+                if ((int)i < reps && ncols > 0)
+                    rpt_set_series_row(&sets[i], name, cols, ncols, vals);
+            }
+        }
+    }
+}
+
+static char *cmp_dup(const json_t *v, const char *key)
+{
+    const char *s = cmp_str(v, key);
+    return xstrdup(s ? s : "");
+}
+
+/* Rebuild variant out from saved variant v under the name shown. */
+static void cmp_build_variant(const struct cmp_file *a, const struct cmp_file *b, const json_t *v,
+                              const char *shown, struct rpt_variant *out)
+{
+    out->name = xstrdup(shown);
+    out->kernel = cmp_dup(v, "kernel");
+    out->patches = cmp_dup(v, "patches");
+    out->cmdline = cmp_dup(v, "cmdline");
+    out->sysfs = cmp_dup(v, "sysfs");
+    out->config = cmp_dup(v, "config");
+    int reps = cmp_variant_reps(v);
+    struct rpt_metric_set *sets = xcalloc((size_t)reps + 1, sizeof *sets);
+    cmp_fill_metrics(a, b, v, sets);
+    cmp_fill_series(v, sets, reps);
+    rpt_variant_summarize(out, sets, reps);
+    for (int r = 0; r < reps; r++)
+        rpt_set_free(&sets[r]);
+    free(sets);
+}
+
+/* name, or "PREFIX:name" when it collides with the baseline's name. */
+static void cmp_shown_name(const char *name, const char *prefix, bool collides, char *buf,
+                           size_t size)
+{
+    snprintf(buf, size, "%s%s", collides ? prefix : "", name);
+}
+
+static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
+                             struct rpt_results *r)
+{
+    char desc[1024];
+    json_int_t seed_a = json_integer_value(json_object_get(a->root, "seed"));
+    json_int_t seed_b = json_integer_value(json_object_get(b->root, "seed"));
+    snprintf(desc, sizeof desc, "compare: baseline from %s (seed %lld, %lld replications), "
+             "variants from %s (seed %lld, %lld replications)", a->path, (long long)seed_a,
+             (long long)json_integer_value(json_object_get(a->root, "reps")), b->path,
+             (long long)seed_b, (long long)json_integer_value(json_object_get(b->root, "reps")));
+    r->scenario = xstrdup(a->scenario);
+    r->description = xstrdup(desc);
+    r->machine = xstrdup(a->machine);
+    r->machine_desc = xstrdup("as recorded in the saved results");
+    r->seed = (uint64_t)seed_a;
+    r->reps = (int)json_integer_value(json_object_get(a->root, "reps"));
+    r->quick = json_is_true(json_object_get(a->root, "quick")) ||
+               json_is_true(json_object_get(b->root, "quick"));
+}
+
+/* The results model: A's first variant, then every variant of B. */
+static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct rpt_results *r)
+{
+    memset(r, 0, sizeof *r);
+    cmp_build_header(a, b, r);
+    const json_t *base = json_array_get(a->variants, 0);
+    const char *base_name = cmp_str(base, "name");
+    bool collides = false;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(b->variants, i, v)
+        collides |= strcmp(cmp_str(v, "name"), base_name) == 0;
+    r->nvariants = 1 + (int)json_array_size(b->variants);
+    r->variants = xcalloc((size_t)r->nvariants, sizeof *r->variants);
+    char shown[256];
+    cmp_shown_name(base_name, "A:", collides, shown, sizeof shown);
+    cmp_build_variant(a, b, base, shown, &r->variants[0]);
+    json_array_foreach(b->variants, i, v) {
+        const char *name = cmp_str(v, "name");
+        cmp_shown_name(name, "B:", strcmp(name, base_name) == 0, shown, sizeof shown);
+        cmp_build_variant(a, b, v, shown, &r->variants[i + 1]);
+    }
+    rpt_compare_all(r);
+}
+
+/* Parse argv into the two paths and the format; 0, 1 for --help, -1 bad. */
+static int cmp_parse_args(int argc, char **argv, const char **paths, const char **format)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': *format = optarg; break;
+        case 'h': return 1;
+        default: return -1;
+        }
+    }
+    if (optind != argc - 2) {
+        fprintf(stderr, "pmlab compare: expected two result files (see 'pmlab compare --help')\n");
+        return -1;
+    }
+    paths[0] = argv[optind];
+    paths[1] = argv[optind + 1];
+    return 0;
+}
+
+/* Load both files and check they can be compared; 0 or -1 (reported). */
+static int cmp_load_pair(struct cmp_file *a, struct cmp_file *b)
+{
+    if (cmp_load(a) != 0 || cmp_load(b) != 0)
+        return -1;
+    return cmp_check_same_run(a, b);
+}
+
+static int cmp_report(const struct rpt_format *fmt, const struct rpt_results *r)
+{
+    fmt->render(r, stdout);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "pmlab compare: error writing the report\n");
+        return EXIT_RUN_FAILED;
+    }
+    return 0;
+}
+
+static int compare_main(int argc, char **argv)
+{
+    const char *paths[2], *format = "table";
+    int prc = cmp_parse_args(argc, argv, paths, &format);
+    if (prc != 0)
+        return prc > 0 ? (compare_usage(), 0) : EXIT_BAD_INPUT;
+    const struct rpt_format *fmt = rpt_format_find(format);
+    if (!fmt) {
+        fprintf(stderr, "pmlab compare: --format: '%s' is not one of: table json csv\n", format);
+        return EXIT_BAD_INPUT;
+    }
+    struct cmp_file a = { .path = paths[0] }, b = { .path = paths[1] };
+    int rc = EXIT_BAD_INPUT;
+    if (cmp_load_pair(&a, &b) == 0) {
+        struct rpt_results r;
+        cmp_build(&a, &b, &r);
+        if (r.ncmp == 0)
+            fprintf(stderr, "pmlab compare: %s and %s have no metric in common\n", a.path, b.path);
+        else
+            rc = cmp_report(fmt, &r);
+        rpt_results_free(&r);
+    }
+    json_decref(a.root);
+    json_decref(b.root);
+    return rc;
+}
+
+const struct cli_command cli_compare_command = {
+    .name = "compare",
+    .summary = "compare two results saved by 'run --format json'",
+    .main = compare_main,
+    .usage = compare_usage,
+};

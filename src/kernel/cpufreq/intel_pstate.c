@@ -1,0 +1,243 @@
+/* intel_pstate: Intel's scaling driver (drivers/cpufreq/intel_pstate.c,
+ * Documentation/admin-guide/pm/intel_pstate.rst; FACTS.md §5 [F4, F5]),
+ * and the acpi-cpufreq stand-in that loads when it is disabled.
+ *
+ * Modes, as the driver chooses them at boot (v5.9 and later):
+ *  - active ("intel_pstate"), the default with HWP: a setpolicy driver with
+ *    its own "performance" and "powersave". With HWP, performance pins the
+ *    HWP range to the maximum with EPP 0; powersave hands the hardware the
+ *    policy's [min, max] and the EPP (firmware's, or sysfs
+ *    energy_performance_preference) and the hardware chooses (hw/hwp.h).
+ *    Without HWP (only with intel_pstate=no_hwp,active on those kernels;
+ *    here: before v5.9 or intel_pstate=active on a part without HWP),
+ *    powersave samples each CPU at most every 10 ms and asks for
+ *    1.25 x turbo x C0 share (get_target_pstate).
+ *  - passive ("intel_cpufreq"): serves the generic governors. With HWP a
+ *    target frequency becomes the HWP minimum with the policy max as the
+ *    maximum, so the hardware may go higher (not for performance and
+ *    powersave, whose targets are strict); without, it is the P-state.
+ *    Default without HWP since v5.9 (also with no_hwp).
+ *  - intel_pstate=disable: acpi-cpufreq loads instead (target driver over
+ *    the ACPI P-states, every frequency up to base plus "turbo" as one
+ *    state in which the hardware runs up to its turbo limit).
+ * HWP availability follows the CPU model (X86_FEATURE_HWP, Skylake on).
+ *
+ * Left out: hwp_dynamic_boost, EPB without HWP, per_cpu_perf_limits,
+ * hwp_only, the global max_perf_pct/min_perf_pct, no_turbo, ITMT (its own
+ * change), and the adjust_perf fast path of schedutil. */
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/sched.h"
+#include "world.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define INTEL_PSTATE_SAMPLING_NS (10 * SIM_NS_PER_MS)      /* [F4]: at most every 10 ms */
+#define INTEL_CPUFREQ_LATENCY_NS (20 * SIM_NS_PER_US)      /* INTEL_CPUFREQ_TRANSITION_LATENCY */
+#define INTEL_CPUFREQ_DELAY_HWP_NS (5000 * SIM_NS_PER_US)  /* [F5] transition_delay_us, HWP */
+#define INTEL_CPUFREQ_DELAY_NS (500 * SIM_NS_PER_US)       /* [F5] ... without HWP */
+/* acpi-cpufreq: _PSS transition latency, typically 10 us on Intel boards
+ * (estimate: firmware value, no single source). */
+#define ACPI_CPUFREQ_LATENCY_NS (10 * SIM_NS_PER_US)
+
+/* Models with HWP (X86_FEATURE_HWP) among those pmlab has machines for or
+ * may: Skylake and later. intel_pstate supports every model listed. */
+static const char *const intel_pstate_hwp_models[] = {
+    "SKYLAKE", "SKYLAKE_L", "SKYLAKE_X", "KABYLAKE", "KABYLAKE_L", "COMETLAKE",
+    "COMETLAKE_L", "ICELAKE", "ICELAKE_L", "ICELAKE_X", "ICELAKE_D", "TIGERLAKE",
+    "TIGERLAKE_L", "ALDERLAKE", "ALDERLAKE_L", "RAPTORLAKE", "RAPTORLAKE_P",
+    "RAPTORLAKE_S", "METEORLAKE", "METEORLAKE_L", "SAPPHIRERAPIDS_X", "EMERALDRAPIDS_X",
+    "GRANITERAPIDS_X", "SIERRAFOREST_X", NULL,
+};
+
+static bool intel_pstate_has_hwp(const struct hw_machine *m)
+{
+    for (int i = 0; intel_pstate_hwp_models[i]; i++)
+        if (strcmp(m->cpu_model, intel_pstate_hwp_models[i]) == 0)
+            return true;
+    return false;
+}
+
+/* ---- active mode ------------------------------------------------------------ */
+
+/* intel_pstate_set_policy: performance or powersave within the limits. */
+static void intel_pstate_set_policy(struct world *w, struct cpufreq_policy *p)
+{
+    if (w->cpufreq.hwp) {
+        intel_pstate_hwp_update_request(w, p);
+        return;
+    }
+    if (p->policy == CPUFREQ_POLICY_PERFORMANCE)
+        p->cur_khz = p->max_khz;
+    else if (!p->cur_khz)
+        p->cur_khz = p->min_khz;
+    if (p->cur_khz < p->min_khz)
+        p->cur_khz = p->min_khz;
+    if (p->cur_khz > p->max_khz)
+        p->cur_khz = p->max_khz;
+    cpufreq_core_apply(w, p->core);
+}
+
+/* intel_pstate_update_util without HWP: at most every 10 ms, target =
+ * 1.25 x the turbo P-state x the C0 share since the last sample. */
+static void intel_pstate_update_util(struct world *w, struct cpufreq_policy *p)
+{
+    if (w->cpufreq.hwp) {
+        intel_pstate_hwp_eval(w, p->core, false);
+        return;
+    }
+    if (p->policy == CPUFREQ_POLICY_PERFORMANCE)
+        return;
+    sim_time_t now = w->q.now_ns;
+    sim_time_t dt = now - p->last_sample_ns;
+    if (dt < INTEL_PSTATE_SAMPLING_NS)
+        return;
+    sim_time_t c0 = hwp_thread_c0_ns(&w->hw, p->cpu, now);
+    sim_time_t busy = c0 - p->sample_c0_ns;
+    busy = busy < 0 ? 0 : busy > dt ? dt : busy;  /* counters restart with the window */
+    p->last_sample_ns = now;
+    p->sample_c0_ns = c0;
+    double target = 1.25 * (double)p->cpuinfo_max_khz * (double)busy / (double)dt;
+    uint32_t khz = target >= (double)p->max_khz ? p->max_khz : (uint32_t)target;
+    p->cur_khz = cpufreq_resolve_khz(p, khz);
+    cpufreq_core_apply(w, p->core);
+}
+
+static const struct cpufreq_driver intel_pstate_driver = {
+    .name = "intel_pstate",
+    .setpolicy = true,
+    .set_policy = intel_pstate_set_policy,
+    .update_util = intel_pstate_update_util,
+};
+
+/* ---- passive mode and acpi-cpufreq -------------------------------------- */
+
+/* intel_cpufreq_target: with HWP the target is the HWP minimum and the policy
+ * max the maximum; without, the P-state itself. */
+static void intel_cpufreq_target(struct world *w, struct cpufreq_policy *p, uint32_t khz)
+{
+    p->cur_khz = khz;
+    if (w->cpufreq.hwp)
+        intel_pstate_hwp_update_request(w, p);
+    else
+        cpufreq_core_apply(w, p->core);
+}
+
+static const struct cpufreq_driver intel_cpufreq_hwp_driver = {
+    .name = "intel_cpufreq",
+    .transition_latency_ns = INTEL_CPUFREQ_LATENCY_NS,
+    .transition_delay_ns = INTEL_CPUFREQ_DELAY_HWP_NS,
+    .target = intel_cpufreq_target,
+};
+
+static const struct cpufreq_driver intel_cpufreq_driver = {
+    .name = "intel_cpufreq",
+    .transition_latency_ns = INTEL_CPUFREQ_LATENCY_NS,
+    .transition_delay_ns = INTEL_CPUFREQ_DELAY_NS,
+    .target = intel_cpufreq_target,
+};
+
+static const struct cpufreq_driver acpi_cpufreq_driver = {
+    .name = "acpi-cpufreq",
+    .transition_latency_ns = ACPI_CPUFREQ_LATENCY_NS,
+    .target = intel_cpufreq_target,   /* same effect without HWP: the P-state */
+};
+
+const struct cpufreq_driver *intel_pstate_probe(const struct hw_machine *m,
+                                                const struct kparams *kp, bool *hwp)
+{
+    *hwp = false;
+    if (kparams_get(kp, "cpufreq.off", 0, -1) != 0)
+        return NULL;
+    if (strcmp(m->vendor, "intel") != 0)
+        return NULL;
+    enum intel_pstate_opt opt = (enum intel_pstate_opt)kparams_get(kp, "intel_pstate", 0, -1);
+    if (opt == INTEL_PSTATE_OPT_DISABLE)
+        return &acpi_cpufreq_driver;
+    *hwp = intel_pstate_has_hwp(m) && opt != INTEL_PSTATE_OPT_NO_HWP;
+    bool passive;
+    if (opt == INTEL_PSTATE_OPT_ACTIVE)
+        passive = false;
+    else if (opt == INTEL_PSTATE_OPT_PASSIVE)
+        passive = true;
+    else  /* default; no_hwp: passive without HWP since v5.9 */
+        passive = !*hwp && kversion_at_least(&kp->kernel, "5.9");
+    if (!passive)
+        return &intel_pstate_driver;
+    return *hwp ? &intel_cpufreq_hwp_driver : &intel_cpufreq_driver;
+}
+
+/* ---- HWP: the OS side writes requests, the hardware side chooses ---------- */
+
+void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
+{
+    struct hwp_request *r = &p->hwp_req;
+    const struct cpufreq_driver *drv = w->cpufreq.driver;
+    r->max_mhz = p->max_khz / 1000;
+    r->desired_mhz = 0;
+    r->epp = p->epp;
+    if (drv->setpolicy && p->policy == CPUFREQ_POLICY_PERFORMANCE) {
+        r->min_mhz = r->max_mhz;   /* [F4]: range pinned to the max, EPP 0 */
+        r->epp = 0;
+    } else if (drv->setpolicy) {
+        r->min_mhz = p->min_khz / 1000;
+    } else {
+        /* Passive: the target is the minimum; the maximum is the policy's,
+         * or the target itself for strict governors [F4]. */
+        r->min_mhz = (p->cur_khz ? p->cur_khz : p->min_khz) / 1000;
+        if (p->gov && p->gov->strict_target)
+            r->max_mhz = r->min_mhz;
+    }
+    intel_pstate_hwp_eval(w, p->core, true);
+}
+
+static void intel_pstate_hwp_arm(struct world *w, int core)
+{
+    struct cpufreq_hwp_core *hcs = &w->cpufreq.hwp_core[core];
+    if (w->hw.core[core].cstate >= 0 || sim_event_pending(&hcs->eval_ev))
+        return;
+    sim_time_t when = hcs->hc.last_ns + w->cpufreq.hwp_prm.eval_ns;
+    if (when < w->q.now_ns)
+        when = w->q.now_ns;
+    sim_event_schedule(&w->q, &hcs->eval_ev, when);
+}
+
+void intel_pstate_hwp_eval(struct world *w, int core, bool force)
+{
+    struct cpufreq_sys *cs = &w->cpufreq;
+    struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
+    sim_time_t now = w->q.now_ns;
+    if (!force && now - hcs->hc.last_ns < cs->hwp_prm.eval_ns) {
+        intel_pstate_hwp_arm(w, core);
+        return;
+    }
+    const struct hw_machine *m = w->machine;
+    const struct hw_core *c = &m->cores[core];
+    const struct hw_core_type *t = &m->types[c->type];
+    /* Threads whose request is not written yet (boot) do not count. */
+    struct hwp_request req[HW_MAX_SMT];
+    int nreq = 0;
+    for (int i = 0; i < c->nthreads; i++)
+        if (cs->policy[c->cpus[i]].hwp_req.max_mhz)
+            req[nreq++] = cs->policy[c->cpus[i]].hwp_req;
+    if (nreq == 0)
+        return;
+    struct hwp_request r = hwp_core_request(req, nreq);
+    hwp_core_sample(&hcs->hc, &cs->hwp_prm, &w->hw, core, now);
+    uint32_t mhz = hwp_select_mhz(&cs->hwp_prm, t, hcs->hc.busy_avg, &r, UINT32_MAX);
+    /* The turbo limit costs a scan of the package: only when it can bind. */
+    if (t->nturbo > 0 && mhz > t->turbo_mhz[t->nturbo - 1])
+        mhz = hwp_select_mhz(&cs->hwp_prm, t, hcs->hc.busy_avg, &r,
+                             hw_core_turbo_limit_mhz(&w->hw, core));
+    cpufreq_set_core_mhz(w, core, mhz);
+    intel_pstate_hwp_arm(w, core);
+}
+
+void intel_pstate_hwp_timer(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct cpufreq_hwp_core *hcs = container_of(ev, struct cpufreq_hwp_core, eval_ev);
+    intel_pstate_hwp_eval(w, (int)(hcs - w->cpufreq.hwp_core), true);
+}

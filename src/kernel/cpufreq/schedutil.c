@@ -1,0 +1,101 @@
+/* schedutil: frequency from the scheduler's utilisation
+ * (kernel/sched/cpufreq_schedutil.c, FACTS.md §5 [F1, F2, F3]).
+ *
+ * Why it works: with frequency-invariant utilisation, util/max is the share
+ * of the CPU's full speed the work needs; asking for 1.25 x fmax x util/max
+ * leaves 20 % headroom (the tipping point: a CPU busier than 80 % at its
+ * frequency pushes util past the point where the next request is higher),
+ * so a CPU that saturates climbs until it no longer does. Requests go out at
+ * most once per rate limit (the driver's transition_delay_us, else derived
+ * from its transition latency), except when the limits changed. A CPU that
+ * has not been idle since the last update is not slowed down: its util may
+ * be low only because it ran slowly, and dropping the frequency then would
+ * feed on itself.
+ *
+ * Every policy is single-CPU here, as intel_pstate and acpi-cpufreq make
+ * them, so this is sugov_update_single. Left out: the IO-wait boost (pmlab's
+ * tasks do not sleep on IO as such), uclamp, RT/DL/IRQ utilisation, and the
+ * adjust_perf path of HWP passive mode (the request is the target frequency
+ * as the min, see intel_pstate.c). */
+#include <stdint.h>
+
+#include "kernel/cpufreq/cpufreq.h"
+#include "world.h"
+
+struct sugov_policy {
+    sim_time_t rate_limit_ns;
+    sim_time_t last_freq_update_ns;
+    uint32_t next_freq_khz;
+    bool need_freq_update;      /* limits changed: bypass the rate limit */
+    uint64_t saved_idle_calls;
+};
+
+static bool sugov_should_update_freq(const struct sugov_policy *sg, sim_time_t now)
+{
+    if (sg->need_freq_update)
+        return true;
+    return now - sg->last_freq_update_ns >= sg->rate_limit_ns;
+}
+
+/* Not idle since the last call: sugov_cpu_is_busy (updates the snapshot). */
+static bool sugov_cpu_is_busy(struct sugov_policy *sg, const struct pelt_cpu *pc)
+{
+    bool busy = pc->idle_calls == sg->saved_idle_calls;
+    sg->saved_idle_calls = pc->idle_calls;
+    return busy;
+}
+
+/* get_next_freq: 1.25 x fmax x util / max, resolved to the table. */
+static uint32_t sugov_get_next_freq(const struct cpufreq_policy *p, double util)
+{
+    double f = 1.25 * (double)p->cpuinfo_max_khz * util / PELT_SCALE;
+    uint32_t khz = f >= (double)p->max_khz ? p->max_khz : (uint32_t)f;
+    return cpufreq_resolve_khz(p, khz);
+}
+
+static void sugov_update_single(struct world *w, struct cpufreq_policy *p)
+{
+    struct sugov_policy *sg = p->gov_data;
+    const struct pelt_cpu *pc = &w->cpufreq.pelt[p->cpu];
+    sim_time_t now = w->q.now_ns;
+    if (!sugov_should_update_freq(sg, now))
+        return;
+    bool busy = !sg->need_freq_update && sugov_cpu_is_busy(sg, pc);
+    uint32_t next = sugov_get_next_freq(p, pc->util_avg);
+    if (busy && next < sg->next_freq_khz)
+        next = sg->next_freq_khz;
+    if (next == sg->next_freq_khz && !sg->need_freq_update)
+        return;
+    sg->need_freq_update = false;
+    sg->next_freq_khz = next;
+    sg->last_freq_update_ns = now;
+    cpufreq_driver_target(w, p, next);
+}
+
+static void sugov_start(struct world *w, struct cpufreq_policy *p)
+{
+    struct sugov_policy *sg = p->gov_data;
+    sg->rate_limit_ns = cpufreq_rate_limit_ns(w->cpufreq.driver, &w->kp->kernel);
+    sg->last_freq_update_ns = 0;
+    sg->next_freq_khz = 0;
+    sg->need_freq_update = true;
+    sg->saved_idle_calls = w->cpufreq.pelt[p->cpu].idle_calls;
+    sugov_update_single(w, p);
+}
+
+static void sugov_limits(struct world *w, struct cpufreq_policy *p)
+{
+    struct sugov_policy *sg = p->gov_data;
+    sg->need_freq_update = true;
+    sugov_update_single(w, p);
+}
+
+const struct cpufreq_governor cpufreq_gov_schedutil = {
+    .name = "schedutil",
+    .data_size = sizeof(struct sugov_policy),
+    .needs_util = true,
+    .samples = true,
+    .start = sugov_start,
+    .limits = sugov_limits,
+    .update = sugov_update_single,
+};

@@ -1,0 +1,316 @@
+/* plot: gnuplot figures of a result, see plot.h. Every plot is a data file
+ * plus a script rendered twice (PNG with cairo, SVG), so it can be re-rendered
+ * or edited by hand. gnuplot is spawned directly (no shell). */
+#include "report/plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+/* Run `gnuplot [script]` quietly; returns its exit status, or -1 if it
+ * could not start. */
+static int plot_run_gnuplot(const char *script)
+{
+    char *argv[] = { "gnuplot", (char *)script, NULL };
+    char *argv_version[] = { "gnuplot", "--version", NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, script ? argv : argv_version, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int rpt_plot_available(void)
+{
+    return plot_run_gnuplot(NULL) == 0;
+}
+
+/* The lines every script starts with; the plot command follows, then
+ * plot_tail renders the SVG too. */
+static void plot_head(FILE *gp, const char *dir, const char *name, const char *title,
+                      const char *xlabel, const char *ylabel)
+{
+    fprintf(gp, "set terminal pngcairo size 1200,720 font 'Sans,12' noenhanced\n");
+    fprintf(gp, "set output '%s/%s.png'\n", dir, name);
+    fprintf(gp, "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n", title, xlabel, ylabel);
+    fprintf(gp, "set grid ytics\nset key outside right top\n");
+}
+
+static void plot_tail(FILE *gp, const char *dir, const char *name)
+{
+    fprintf(gp, "set terminal svg size 1200,720 font 'Sans,12' noenhanced\n");
+    fprintf(gp, "set output '%s/%s.svg'\nreplot\n", dir, name);
+}
+
+struct plot_files {
+    FILE *dat, *gp;
+    char gp_path[1024];
+};
+
+static int plot_open(struct plot_files *pf, const char *dir, const char *name, char *msg,
+                     size_t msgsize)
+{
+    char dat_path[1024];
+    snprintf(dat_path, sizeof dat_path, "%s/%s.dat", dir, name);
+    snprintf(pf->gp_path, sizeof pf->gp_path, "%s/%s.gp", dir, name);
+    pf->dat = fopen(dat_path, "w");
+    pf->gp = pf->dat ? fopen(pf->gp_path, "w") : NULL;
+    if (!pf->gp) {
+        snprintf(msg, msgsize, "cannot write %s: %s", pf->dat ? pf->gp_path : dat_path,
+                 strerror(errno));
+        if (pf->dat)
+            fclose(pf->dat);
+        return -1;
+    }
+    return 0;
+}
+
+/* Close the files and render; 1 on success, -1 with msg. */
+static int plot_close_render(struct plot_files *pf, char *msg, size_t msgsize)
+{
+    int bad = fclose(pf->dat) != 0;
+    bad |= fclose(pf->gp) != 0;
+    if (bad || plot_run_gnuplot(pf->gp_path) != 0) {
+        snprintf(msg, msgsize, "gnuplot failed on %s", pf->gp_path);
+        return -1;
+    }
+    return 1;
+}
+
+/* jbb's RT curve of replication 1 per variant, SLA lines, max-jOPS marks. */
+static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
+{
+    struct plot_files pf;
+    if (plot_open(&pf, dir, "rt_curve", msg, msgsize) != 0)
+        return -1;
+    plot_head(pf.gp, dir, "rt_curve", "RT curve: p99 response time by injection rate (replication 1)",
+              "injection rate (jOPS)", "p99 response time (ms)");
+    fprintf(pf.gp, "set logscale y\n");
+    static const int sla_ms[] = { 10, 25, 50, 75, 100 };
+    for (int i = 0; i < 5; i++)
+        fprintf(pf.gp, "set arrow from graph 0, first %d to graph 1, first %d nohead dt 2 lc rgb 'gray50'\n"
+                       "set label 'SLA %d ms' at graph 0.01, first %d offset 0,0.5 tc rgb 'gray40'\n",
+                sla_ms[i], sla_ms[i], sla_ms[i], sla_ms[i]);
+    int block = 0;
+    fprintf(pf.gp, "plot ");
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        for (int k = 0; k < var->nseries; k++) {
+            const struct rpt_series *s = &var->series[k].rep[0];
+            if (strcmp(var->series[k].name, "rt_curve") != 0 || var->series[k].nreps == 0)
+                continue;
+            fprintf(pf.dat, "# %s: %s\n", var->name, "ir_jops p99_ms");
+            for (int i = 0; i < s->nrows; i++)
+                fprintf(pf.dat, "%g %g\n", s->rows[i * s->ncols + 0], s->rows[i * s->ncols + 4]);
+            fprintf(pf.dat, "\n\n");
+            fprintf(pf.gp, "%s'%s/rt_curve.dat' index %d using 1:2 with linespoints lw 2 lc %d title '%s'",
+                    block ? ", " : "", dir, block, v + 1, var->name);
+            block++;
+        }
+    }
+    if (block == 0) {
+        fclose(pf.dat);
+        fclose(pf.gp);
+        remove(pf.gp_path);
+        return 0;
+    }
+    fprintf(pf.gp, "\n");
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_metric *mx = rpt_variant_metric(&r->variants[v], "max_jops");
+        if (mx)
+            fprintf(pf.gp, "set arrow from first %g, graph 0 to first %g, graph 1 nohead dt 3 lw 2 lc %d\n"
+                           "set label 'max-jOPS %s' at first %g, graph 0.95 rotate by 90 right offset -0.5,0\n",
+                    mx->mean, mx->mean, v + 1, r->variants[v].name, mx->mean);
+    }
+    fprintf(pf.gp, "replot\n");
+    plot_tail(pf.gp, dir, "rt_curve");
+    return plot_close_render(&pf, msg, msgsize);
+}
+
+/* Count the metrics of the first variant with this prefix. */
+static int plot_count_prefix(const struct rpt_variant *v, const char *prefix)
+{
+    int n = 0;
+    for (int i = 0; i < v->nmetrics; i++)
+        n += strncmp(v->metrics[i].name, prefix, strlen(prefix)) == 0;
+    return n;
+}
+
+static double plot_mean(const struct rpt_variant *v, const char *name)
+{
+    const struct rpt_metric *m = rpt_variant_metric(v, name);
+    return m ? m->mean : 0;
+}
+
+/* Stacked bars: share of CPU time per idle state (residency.*) and busy. */
+static int plot_residency(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
+{
+    const struct rpt_variant *base = &r->variants[0];
+    if (plot_count_prefix(base, "residency.") == 0)
+        return 0;
+    struct plot_files pf;
+    if (plot_open(&pf, dir, "residency", msg, msgsize) != 0)
+        return -1;
+    plot_head(pf.gp, dir, "residency", "Where CPU time goes: busy and idle-state residency (means)",
+              "variant", "share of CPU time (%)");
+    fprintf(pf.gp, "set style data histograms\nset style histogram rowstacked\n"
+                   "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:100]\n");
+    fprintf(pf.dat, "variant busy_no_poll");
+    for (int i = 0; i < base->nmetrics; i++)
+        if (strncmp(base->metrics[i].name, "residency.", 10) == 0)
+            fprintf(pf.dat, " %s", base->metrics[i].name + 10);
+    fprintf(pf.dat, "\n");
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        fprintf(pf.dat, "%s %g", var->name, plot_mean(var, "busy_pct") - plot_mean(var, "poll_pct"));
+        for (int i = 0; i < base->nmetrics; i++)
+            if (strncmp(base->metrics[i].name, "residency.", 10) == 0)
+                fprintf(pf.dat, " %g", plot_mean(var, base->metrics[i].name));
+        fprintf(pf.dat, "\n");
+    }
+    int ncol = 1 + plot_count_prefix(base, "residency.");
+    fprintf(pf.gp, "plot for [c=2:%d] '%s/residency.dat' using c:xtic(1) title columnheader(c)\n",
+            ncol + 1, dir);
+    plot_tail(pf.gp, dir, "residency");
+    return plot_close_render(&pf, msg, msgsize);
+}
+
+/* Bars with 95 % CI whiskers of one metric per variant. */
+static int plot_metric(const struct rpt_results *r, const char *dir, const char *metric,
+                       const char *name, char *msg, size_t msgsize)
+{
+    const struct rpt_metric *m0 = rpt_variant_metric(&r->variants[0], metric);
+    if (!m0)
+        return 0;
+    struct plot_files pf;
+    if (plot_open(&pf, dir, name, msg, msgsize) != 0)
+        return -1;
+    char title[160], ylabel[80];
+    snprintf(title, sizeof title, "%s per variant: mean and 95 %% CI (%d replications)", metric, r->reps);
+    snprintf(ylabel, sizeof ylabel, "%s (%s)", metric, m0->unit[0] ? m0->unit : "value");
+    plot_head(pf.gp, dir, name, title, "variant", ylabel);
+    fprintf(pf.gp, "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xrange [-0.6:%g]\n"
+                   "set key off\n", r->nvariants - 0.4);
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_metric *m = rpt_variant_metric(&r->variants[v], metric);
+        if (m)
+            fprintf(pf.dat, "%d %s %g %g %g\n", v, r->variants[v].name, m->mean, m->ci_lo, m->ci_hi);
+    }
+    fprintf(pf.gp, "plot '%s/%s.dat' using 1:3:xtic(2) with boxes, '' using 1:3:4:5 with yerrorbars "
+                   "lw 2 pt 7\n", dir, name);
+    plot_tail(pf.gp, dir, name);
+    return plot_close_render(&pf, msg, msgsize);
+}
+
+/* Response-time CDF of replication 1 per variant (latency_cdf series). */
+static int plot_cdf(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
+{
+    struct plot_files pf;
+    if (plot_open(&pf, dir, "latency_cdf", msg, msgsize) != 0)
+        return -1;
+    plot_head(pf.gp, dir, "latency_cdf", "Response-time distribution (replication 1)",
+              "response time (us)", "share of requests at or below (%)");
+    fprintf(pf.gp, "set logscale x\nset yrange [0:100]\nset key inside right bottom\nplot ");
+    int block = 0;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        for (int k = 0; k < var->nseries; k++) {
+            if (strcmp(var->series[k].name, "latency_cdf") != 0 || var->series[k].nreps == 0)
+                continue;
+            const struct rpt_series *s = &var->series[k].rep[0];
+            for (int i = 0; i < s->nrows; i++)
+                fprintf(pf.dat, "%g %g\n", s->rows[i * s->ncols + 1], s->rows[i * s->ncols + 0]);
+            fprintf(pf.dat, "\n\n");
+            fprintf(pf.gp, "%s'%s/latency_cdf.dat' index %d using 1:2 with lines lw 2 title '%s'",
+                    block ? ", " : "", dir, block, var->name);
+            block++;
+        }
+    }
+    fprintf(pf.gp, "\n");
+    if (block == 0) {
+        fclose(pf.dat);
+        fclose(pf.gp);
+        remove(pf.gp_path);
+        return 0;
+    }
+    plot_tail(pf.gp, dir, "latency_cdf");
+    return plot_close_render(&pf, msg, msgsize);
+}
+
+/* Clustered bars: the governor's above and below shares per idle state. */
+static int plot_above_below(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
+{
+    const struct rpt_variant *base = &r->variants[0];
+    if (plot_count_prefix(base, "above_pct.") == 0)
+        return 0;
+    struct plot_files pf;
+    if (plot_open(&pf, dir, "above_below", msg, msgsize) != 0)
+        return -1;
+    plot_head(pf.gp, dir, "above_below",
+              "Idle-state misses: above (too deep) and below (too shallow), % of entries",
+              "idle state", "share of the state's entries (%)");
+    fprintf(pf.gp, "set style data histograms\nset style histogram clustered gap 1\n"
+                   "set style fill solid 0.8 border -1\n");
+    fprintf(pf.dat, "state");
+    for (int v = 0; v < r->nvariants; v++)
+        fprintf(pf.dat, " %s:above %s:below", r->variants[v].name, r->variants[v].name);
+    fprintf(pf.dat, "\n");
+    for (int i = 0; i < base->nmetrics; i++) {
+        const char *name = base->metrics[i].name;
+        if (strncmp(name, "above_pct.", 10) != 0)
+            continue;
+        char below[RPT_NAME_MAX];
+        snprintf(below, sizeof below, "below_pct.%s", name + 10);
+        fprintf(pf.dat, "%s", name + 10);
+        for (int v = 0; v < r->nvariants; v++)
+            fprintf(pf.dat, " %g %g", plot_mean(&r->variants[v], name), plot_mean(&r->variants[v], below));
+        fprintf(pf.dat, "\n");
+    }
+    fprintf(pf.gp, "plot for [c=2:%d] '%s/above_below.dat' using c:xtic(1) title columnheader(c)\n",
+            1 + 2 * r->nvariants, dir);
+    plot_tail(pf.gp, dir, "above_below");
+    return plot_close_render(&pf, msg, msgsize);
+}
+
+int rpt_plot_all(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
+{
+    if (!rpt_plot_available()) {
+        snprintf(msg, msgsize, "gnuplot not found (Debian: apt-get install gnuplot-nox); no plots written");
+        return 0;
+    }
+    if (r->nvariants == 0)
+        return 0;
+    const char *primary = r->variants[0].nmetrics ? r->variants[0].metrics[0].name : NULL;
+    int total = 0, rc;
+    if ((rc = plot_rt_curve(r, dir, msg, msgsize)) < 0)
+        return -1;
+    total += rc;
+    if ((rc = plot_residency(r, dir, msg, msgsize)) < 0)
+        return -1;
+    total += rc;
+    if (primary && (rc = plot_metric(r, dir, primary, "primary_metric", msg, msgsize)) < 0)
+        return -1;
+    total += primary ? rc : 0;
+    if ((rc = plot_metric(r, dir, "pkg_watts", "pkg_watts", msg, msgsize)) < 0)
+        return -1;
+    total += rc;
+    if ((rc = plot_cdf(r, dir, msg, msgsize)) < 0)
+        return -1;
+    total += rc;
+    if ((rc = plot_above_below(r, dir, msg, msgsize)) < 0)
+        return -1;
+    return total + rc;
+}

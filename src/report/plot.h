@@ -1,0 +1,26 @@
+/* plot: figures of a result with gnuplot (optional at run time).
+ *
+ * For each plot, a data file and a gnuplot script are written to the output
+ * directory, then gnuplot renders a PNG (pngcairo) and an SVG, so a user can
+ * edit and re-render the script. Plots: the RT curve (jbb: p99 response time
+ * against injection rate per variant, the five SLA lines, max-jOPS marked),
+ * per-state residency as stacked bars per variant, the primary metric and
+ * package power per variant with 95 % CI whiskers, the response-time CDF
+ * (workloads that report a latency_cdf series) and the governor's above/below
+ * shares per state. */
+#ifndef PMLAB_REPORT_PLOT_H
+#define PMLAB_REPORT_PLOT_H
+
+#include <stddef.h>
+
+#include "report/results.h"
+
+/* Whether gnuplot can be run (found on PATH). */
+int rpt_plot_available(void);
+/* Write every plot that applies to r into dir (which must exist and be
+ * writable). Returns the number of plots rendered, 0 if gnuplot is missing
+ * (msg says so), or -1 with msg on an error. The names of the files written
+ * are appended to msg's caller through list (NULL to skip). */
+int rpt_plot_all(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize);
+
+#endif

@@ -1,0 +1,61 @@
+#!/bin/sh
+# End-to-end checks of `pmlab compare`: two saved JSON results against each
+# other, the same statistics and verdicts as `pmlab run`, exit 2 on bad input.
+set -eu
+P=${PMLAB:-./pmlab}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok - $*"; }
+S=scenarios/example-rr.ini
+
+"$P" run "$S" --quick --quiet --reps 2 --format json >"$T/a.json" || fail "run a"
+"$P" run "$S" --quick --quiet --reps 2 --seed 7 --format json >"$T/b.json" || fail "run b"
+"$P" run "$S" --quick --quiet --reps 2 --variant base --format json >"$T/base.json" || fail "run base"
+
+# Same scenario, other seed: clean comparison, the colliding name prefixed.
+"$P" compare "$T/a.json" "$T/b.json" >"$T/ab.txt" || fail "compare a b"
+grep -q '^metric .*delta .*95% CI of delta .*verdict' "$T/ab.txt" || fail "table lacks verdict columns"
+grep -q '^throughput_rps .* B:base .*\(noise\|better\|worse\)$' "$T/ab.txt" || fail "no B:base verdict row"
+grep -q '^variant A:base ' "$T/ab.txt" || fail "baseline not shown as A:base"
+"$P" compare "$T/a.json" "$T/b.json" --format csv >"$T/ab.csv" || fail "compare csv"
+head -1 "$T/ab.csv" | grep -q ',delta_pct,.*,verdict$' || fail "csv header"
+[ "$(grep -c '^example-rr,skx-2s,idle-poll,' "$T/ab.csv")" -ge 10 ] || fail "csv lacks B's idle-poll"
+ok "two seeds of one scenario compare cleanly"
+
+# A file against itself: every comparison of B's base is delta 0, noise; the
+# rebuilt statistics and verdicts are the ones `pmlab run` wrote.
+"$P" compare "$T/base.json" "$T/base.json" --format csv >"$T/self.csv" || fail "compare self"
+awk -F, 'NR > 1 && $3 == "B:base" { n++; if ($11 != 0 || $15 != "noise") bad++ }
+         END { exit !(n >= 10 && bad == 0) }' "$T/self.csv" || fail "self comparison not 0 / noise"
+"$P" compare "$T/a.json" "$T/a.json" --format json >"$T/aa.json" || fail "compare a a json"
+grep -A7 '"variant": "menu"' "$T/a.json" | grep -v '"base"' >"$T/run-menu"
+grep -A7 '"variant": "menu"' "$T/aa.json" | grep -v '"base"' >"$T/cmp-menu"
+[ -s "$T/run-menu" ] && cmp -s "$T/run-menu" "$T/cmp-menu" || fail "compare's menu comparisons differ from run's"
+ok "a file against itself: delta 0, noise; run's verdicts reproduced"
+
+expect_exit() { # status, then the command
+    want=$1; shift
+    set +e; "$@" >"$T/o" 2>"$T/e"; rc=$?; set -e
+    [ $rc -eq "$want" ] || fail "'$*': exit $rc, want $want ($(cat "$T/e"))"
+    [ "$want" -ne 2 ] || [ "$(wc -l <"$T/e")" -eq 1 ] || fail "'$*': want one line on stderr"
+}
+sed 's/"scenario": "example-rr"/"scenario": "ibrs-off"/' "$T/a.json" >"$T/other.json"
+expect_exit 2 "$P" compare "$T/other.json" "$T/a.json"
+grep -q "other.json is scenario ibrs-off on skx-2s, .*a.json is example-rr on skx-2s" "$T/e" ||
+    fail "mismatch message: $(cat "$T/e")"
+sed 's/"machine": "skx-2s"/"machine": "rpl-h"/' "$T/a.json" >"$T/mach.json"
+expect_exit 2 "$P" compare "$T/a.json" "$T/mach.json"
+grep -q "is example-rr on rpl-h" "$T/e" || fail "machine mismatch message: $(cat "$T/e")"
+sed 's/^        "\([a-z_.A-Z0-9]*": {\)$/        "x_\1/' "$T/a.json" >"$T/renamed.json"
+expect_exit 2 "$P" compare "$T/a.json" "$T/renamed.json"
+grep -q 'no metric in common' "$T/e" || fail "no-common-metric message: $(cat "$T/e")"
+echo '{"pmlab": 1}' >"$T/nonpm.json"
+expect_exit 2 "$P" compare "$T/a.json" "$T/nonpm.json"
+expect_exit 2 "$P" compare "$T/a.json" "$S"
+expect_exit 2 "$P" compare "$T/a.json" "$T/missing.json"
+grep -q 'missing.json: No such file' "$T/e" || fail "missing-file message: $(cat "$T/e")"
+expect_exit 2 "$P" compare "$T/a.json"
+expect_exit 2 "$P" compare "$T/a.json" "$T/a.json" --format xml
+expect_exit 0 "$P" compare --help
+ok "bad input: exit 2, one line"

@@ -1,0 +1,397 @@
+/* cpufreq on adl-desktop (8 P-cores with SMT: cpu0/cpu1 share core 0; 8
+ * E-cores cpu16..23): driver and mode selection, the governors' decisions,
+ * limits, the HWP model's monotonicity, PELT numbers, and what powersave vs
+ * performance does to run time. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "world.h"
+
+struct cfx {
+    struct hw_machine *m;
+    struct kparams kp;
+    struct world w;
+};
+
+static void cfx_apply(struct kparams *kp, const char *text,
+                      int (*set)(struct kparams *, const char *, const char *, const char *, int,
+                                 struct diag *))
+{
+    struct cmdline c;
+    char msg[128];
+    struct diag d = { 0 };
+    assert_int_equal(cmdline_split(text ? text : "", &c, msg, sizeof msg), 0);
+    for (int i = 0; i < c.nargs; i++)
+        if (set(kp, c.args[i].name, c.args[i].value, "v.ini", i + 1, &d) != 0)
+            fail_msg("%s", d.msg);
+    cmdline_free(&c);
+}
+
+/* Settings only (for cpufreq_validate), on adl-desktop. */
+static struct cfx *cfx_settings(const char *kernel, const char *cmdline, const char *sysfs)
+{
+    struct cfx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load("machines/adl-desktop.ini", &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    kparams_init(&f->kp);
+    if (kernel)
+        assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
+    cfx_apply(&f->kp, cmdline, kparams_set_cmdline);
+    cfx_apply(&f->kp, sysfs, kparams_set_sysfs);
+    return f;
+}
+
+static struct cfx *cfx_new(const char *kernel, const char *cmdline, const char *sysfs)
+{
+    struct cfx *f = cfx_settings(kernel, cmdline, sysfs);
+    struct world_key key = { .seed = 7 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    return f;
+}
+
+static void cfx_free(struct cfx *f)
+{
+    if (f->w.machine)
+        world_destroy(&f->w);
+    kparams_destroy(&f->kp);
+    hw_machine_free(f->m);
+    free(f);
+}
+
+struct probe {
+    struct task t;
+    sim_time_t done_ns;
+};
+
+static void probe_done(struct world *w, struct task *t)
+{
+    ((struct probe *)t)->done_ns = w->q.now_ns;
+}
+
+/* ---- PELT ------------------------------------------------------------------ */
+
+static void test_pelt_decay(void **state)
+{
+    (void)state;
+    /* 32 ms half-life: idle halves, running from 0 reaches half of full. */
+    assert_float_equal(pelt_decay(1024, 32 * SIM_NS_PER_MS, false, 0), 512, 1e-9);
+    assert_float_equal(pelt_decay(0, 32 * SIM_NS_PER_MS, true, 1), 512, 1e-9);
+    assert_float_equal(pelt_decay(0, 64 * SIM_NS_PER_MS, true, 1), 768, 1e-9);
+    /* Frequency invariance: 32 ms at half of fmax is 16 ms of full-speed
+     * work; a CPU with no idle time still reaches 1024 eventually. */
+    assert_float_equal(pelt_decay(0, 32 * SIM_NS_PER_MS, true, 0.5),
+                       1024 * (1 - exp2(-0.5)), 1e-9);
+    assert_float_equal(pelt_decay(0, 2000 * SIM_NS_PER_MS, true, 0.25), 1024, 0.05);
+    /* Busy 1 ms of every 2 at fmax: the signal oscillates around 512. */
+    double u = 0;
+    for (int i = 0; i < 1000; i++)
+        u = pelt_decay(pelt_decay(u, SIM_NS_PER_MS, true, 1), SIM_NS_PER_MS, false, 0);
+    assert_true(u > 490 && u < 512);
+    /* Splitting an interval changes nothing (continuous decay). */
+    double a = pelt_decay(pelt_decay(300, 5 * SIM_NS_PER_MS, true, 1), 7 * SIM_NS_PER_MS, true, 1);
+    assert_float_equal(a, pelt_decay(300, 12 * SIM_NS_PER_MS, true, 1), 1e-9);
+}
+
+/* ---- mode selection ---------------------------------------------------------- */
+
+static void test_modes(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_new(NULL, NULL, NULL);
+    assert_true(f->w.cpufreq.active);
+    assert_string_equal(f->w.cpufreq.driver->name, "intel_pstate");
+    assert_true(f->w.cpufreq.hwp);
+    assert_true(cpufreq_cpu_is_powersave(&f->w, 0));
+    assert_string_equal(cpufreq_governor_name(&f->w, 0), "powersave");
+    assert_int_equal(f->w.cpufreq.policy[0].epp, 0x80);
+    cfx_free(f);
+
+    f = cfx_new(NULL, "cpufreq.default_governor=performance", NULL);
+    assert_false(cpufreq_cpu_is_powersave(&f->w, 0));
+    cfx_free(f);
+
+    f = cfx_new(NULL, "intel_pstate=passive", NULL);
+    assert_string_equal(f->w.cpufreq.driver->name, "intel_cpufreq");
+    assert_true(f->w.cpufreq.hwp);
+    assert_string_equal(cpufreq_governor_name(&f->w, 3), "schedutil");
+    assert_false(cpufreq_cpu_is_powersave(&f->w, 3));
+    cfx_free(f);
+
+    f = cfx_new(NULL, "intel_pstate=passive",
+                "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor=powersave");
+    assert_true(cpufreq_cpu_is_powersave(&f->w, 3));
+    assert_int_equal(f->w.hw.core_mhz[1], 800);
+    cfx_free(f);
+
+    /* no_hwp: passive without HWP since v5.9, active before. */
+    f = cfx_new(NULL, "intel_pstate=no_hwp", NULL);
+    assert_string_equal(f->w.cpufreq.driver->name, "intel_cpufreq");
+    assert_false(f->w.cpufreq.hwp);
+    cfx_free(f);
+    f = cfx_new("5.4", "intel_pstate=no_hwp", NULL);
+    assert_string_equal(f->w.cpufreq.driver->name, "intel_pstate");
+    assert_false(f->w.cpufreq.hwp);
+    assert_true(cpufreq_cpu_is_powersave(&f->w, 0));
+    cfx_free(f);
+
+    f = cfx_new(NULL, "intel_pstate=disable", NULL);
+    assert_string_equal(f->w.cpufreq.driver->name, "acpi-cpufreq");
+    cfx_free(f);
+
+    f = cfx_new(NULL, "cpufreq.off=1", NULL);
+    assert_false(f->w.cpufreq.active);
+    assert_false(cpufreq_cpu_is_powersave(&f->w, 0));
+    assert_int_equal(f->w.hw.core_mhz[0], 3200);
+    cfx_free(f);
+}
+
+/* Which governors each mode offers, as scenario validation and a run-time
+ * scaling_governor write see it. */
+static void test_validate_and_offer(void **state)
+{
+    (void)state;
+    struct diag d = { 0 };
+    struct cfx *f = cfx_settings(NULL, NULL,
+                                 "/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor=schedutil");
+    assert_int_equal(cpufreq_validate(f->m, &f->kp, "v.ini", &d), -1);
+    assert_non_null(strstr(d.msg, "v.ini:1:"));
+    assert_non_null(strstr(d.msg, "Invalid argument"));
+    cfx_free(f);
+
+    d = (struct diag){ 0 };
+    f = cfx_settings(NULL, "intel_pstate=passive",
+                     "/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor=ondemand");
+    assert_int_equal(cpufreq_validate(f->m, &f->kp, "v.ini", &d), 0);
+    cfx_free(f);
+
+    f = cfx_settings(NULL, NULL, "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor=performance "
+                                 "/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference=power");
+    assert_int_equal(cpufreq_validate(f->m, &f->kp, "v.ini", &d), -1);
+    assert_non_null(strstr(d.msg, "v.ini:2:"));
+    assert_non_null(strstr(d.msg, "Device or resource busy"));
+    cfx_free(f);
+
+    d = (struct diag){ 0 };
+    f = cfx_settings(NULL, "intel_pstate=no_hwp",
+                     "/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference=power");
+    assert_int_equal(cpufreq_validate(f->m, &f->kp, "v.ini", &d), -1);
+    assert_non_null(strstr(d.msg, "does not exist"));
+    cfx_free(f);
+
+    /* Run-time switching: active offers only its two policies. */
+    f = cfx_new(NULL, NULL, NULL);
+    assert_int_equal(cpufreq_set_governor(&f->w, 0, "schedutil"), -1);
+    assert_int_equal(cpufreq_set_governor(&f->w, 0, "performance"), 0);
+    assert_false(cpufreq_cpu_is_powersave(&f->w, 0));
+    cfx_free(f);
+}
+
+/* ---- limits and switching ----------------------------------------------- */
+
+static void test_limits_and_switching(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_new(NULL, "intel_pstate=passive cpufreq.default_governor=performance",
+                            "/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq=2000000 "
+                            "/sys/devices/system/cpu/cpu1/cpufreq/scaling_max_freq=2000000 "
+                            "/sys/devices/system/cpu/cpu2/cpufreq/scaling_max_freq=100 "
+                            "/sys/devices/system/cpu/cpu2/cpufreq/scaling_min_freq=3000000");
+    struct cpufreq_policy *p = &f->w.cpufreq.policy[0];
+    assert_int_equal(p->max_khz, 2000000);
+    assert_int_equal(p->cpuinfo_max_khz, 5200000);
+    world_run_until(&f->w, 5 * SIM_NS_PER_MS);
+    assert_int_equal(f->w.hw.core_mhz[0], 2000);        /* below base: honoured */
+    /* Clamped to cpuinfo_min; the minimum yields to the maximum. */
+    assert_int_equal(f->w.cpufreq.policy[2].max_khz, 800000);
+    assert_int_equal(f->w.cpufreq.policy[2].min_khz, 800000);
+    /* Core 2 (another P-core) runs at the turbo limit for 0-1 active cores. */
+    assert_int_equal(f->w.hw.core_mhz[2], 5100);
+    /* Switch core 2's threads to powersave, then schedutil. */
+    assert_int_equal(cpufreq_set_governor(&f->w, 4, "powersave"), 0);
+    assert_int_equal(cpufreq_set_governor(&f->w, 5, "powersave"), 0);
+    assert_int_equal(f->w.hw.core_mhz[2], 800);
+    assert_true(cpufreq_cpu_is_powersave(&f->w, 4));
+    assert_int_equal(cpufreq_set_governor(&f->w, 4, "schedutil"), 0);
+    assert_true(f->w.cpufreq.track_util);
+    assert_string_equal(cpufreq_governor_name(&f->w, 4), "schedutil");
+    cfx_free(f);
+
+    /* Active performance pins the HWP range to the (lowered) maximum. */
+    f = cfx_new(NULL, "cpufreq.default_governor=performance",
+                "/sys/devices/system/cpu/cpu[0-1]/cpufreq/scaling_max_freq=2500000");
+    assert_int_equal(f->w.cpufreq.policy[0].hwp_req.min_mhz, 2500);
+    assert_int_equal(f->w.cpufreq.policy[0].hwp_req.epp, 0);
+    assert_int_equal(f->w.hw.core_mhz[0], 2500);
+    cfx_free(f);
+}
+
+/* ---- schedutil ------------------------------------------------------------ */
+
+static void su_step(struct cfx *f, struct cpufreq_policy *p, sim_time_t ms, double util)
+{
+    f->w.q.now_ns = ms * SIM_NS_PER_MS;
+    f->w.cpufreq.pelt[p->cpu].util_avg = util;
+    cpufreq_gov_schedutil.update(&f->w, p);
+}
+
+static void test_schedutil_freq(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_new(NULL, "intel_pstate=passive", NULL);
+    struct cpufreq_policy *p = &f->w.cpufreq.policy[0];
+    struct pelt_cpu *pc = &f->w.cpufreq.pelt[0];
+    assert_ptr_equal(p->gov, &cpufreq_gov_schedutil);
+    /* HWP passive: rate limit = transition_delay_us 5000. */
+    assert_int_equal(cpufreq_rate_limit_ns(f->w.cpufreq.driver, &f->kp.kernel), 5 * SIM_NS_PER_MS);
+    pc->idle_calls++;
+    su_step(f, p, 10, 512);            /* 1.25 x 5.2 GHz x 0.5 = 3.25 -> 3.3 GHz */
+    assert_int_equal(p->cur_khz, 3300000);
+    assert_int_equal(p->hwp_req.min_mhz, 3300);
+    pc->idle_calls++;
+    su_step(f, p, 12, 1024);           /* within 5 ms of the last change */
+    assert_int_equal(p->cur_khz, 3300000);
+    pc->idle_calls++;
+    su_step(f, p, 16, 1024);           /* 6.5 GHz, clamped to max */
+    assert_int_equal(p->cur_khz, 5200000);
+    su_step(f, p, 22, 100);            /* not idle since: no decrease */
+    assert_int_equal(p->cur_khz, 5200000);
+    pc->idle_calls++;
+    su_step(f, p, 28, 100);            /* 0.63 GHz -> the minimum */
+    assert_int_equal(p->cur_khz, 800000);
+    pc->idle_calls++;
+    su_step(f, p, 34, 300);            /* 1.904 GHz -> 2.0 GHz */
+    assert_int_equal(p->cur_khz, 2000000);
+    cfx_free(f);
+}
+
+static void test_rate_limits(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_new(NULL, "intel_pstate=no_hwp", NULL);
+    assert_int_equal(cpufreq_rate_limit_ns(f->w.cpufreq.driver, &f->kp.kernel), 500000);
+    cfx_free(f);
+    f = cfx_new(NULL, "intel_pstate=disable", NULL);
+    const struct cpufreq_driver *acpi = f->w.cpufreq.driver;
+    struct kversion k;
+    kversion_parse("6.1", &k);
+    assert_int_equal(cpufreq_rate_limit_ns(acpi, &k), 10 * SIM_NS_PER_MS);
+    kversion_parse("6.10", &k);
+    assert_int_equal(cpufreq_rate_limit_ns(acpi, &k), 2 * SIM_NS_PER_MS);
+    kversion_parse("6.12", &k);
+    assert_int_equal(cpufreq_rate_limit_ns(acpi, &k), 15 * SIM_NS_PER_US);
+    cfx_free(f);
+}
+
+/* ---- HWP model ------------------------------------------------------------ */
+
+static void test_hwp_monotone(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_settings(NULL, NULL, NULL);
+    struct hwp_params prm;
+    hwp_params_init(&prm, f->m);
+    const struct hw_core_type *t = &f->m->types[0];
+    struct hwp_request r = { .min_mhz = 800, .max_mhz = 5200 };
+    for (int epp = 0; epp <= 255; epp += 5) {
+        uint32_t prev_busy = 0;
+        for (double busy = 0; busy <= 1.0001; busy += 0.05) {
+            r.epp = epp;
+            uint32_t f0 = hwp_select_mhz(&prm, t, busy, &r, 5100);
+            assert_true(f0 >= prev_busy);                  /* monotone in load */
+            assert_true(f0 >= 800 && f0 <= 5100);
+            if (epp > 0) {
+                r.epp = epp - 5;
+                assert_true(hwp_select_mhz(&prm, t, busy, &r, 5100) >= f0); /* in EPP */
+            }
+            prev_busy = f0;
+        }
+    }
+    r.epp = 0;
+    assert_int_equal(hwp_select_mhz(&prm, t, 0.01, &r, 5100), 5100);   /* race to max */
+    r.epp = 255;
+    assert_int_equal(hwp_select_mhz(&prm, t, 1.0, &r, 5100), 3200);    /* EPP 255: base */
+    r.epp = 0x80;
+    assert_int_equal(hwp_select_mhz(&prm, t, 0.6, &r, 4900), 4900);    /* turbo limit */
+    assert_int_equal(hwp_select_mhz(&prm, t, 0.0, &r, 4900), 800);
+    /* The core honours its most demanding thread. */
+    struct hwp_request two[2] = { { 800, 3000, 0, 200 }, { 1200, 2000, 0, 100 } };
+    struct hwp_request c = hwp_core_request(two, 2);
+    assert_int_equal(c.min_mhz, 1200);
+    assert_int_equal(c.max_mhz, 3000);
+    assert_int_equal(c.epp, 100);
+    cfx_free(f);
+}
+
+/* ---- end to end: frequency shows in run time and power ------------------- */
+
+/* 20 ms of reference work on cpu0 with its sibling idle. */
+static sim_time_t run_probe(const char *cmdline, const char *sysfs, double *watts)
+{
+    struct cfx *f = cfx_new(NULL, cmdline, sysfs);
+    struct probe pr = { 0 };
+    task_init(&pr.t, probe_done, 0);
+    world_measure_reset(&f->w);
+    sched_wake_task(&f->w, &pr.t, 20.0 * SIM_NS_PER_MS);
+    world_run_until(&f->w, 200 * SIM_NS_PER_MS);
+    struct rpt_metric_set s = { 0 };
+    world_collect_metrics(&f->w, &s);
+    *watts = rpt_set_get(&s, "pkg_watts")->value;
+    rpt_set_free(&s);
+    sim_time_t t = pr.done_ns;
+    cfx_free(f);
+    return t;
+}
+
+static void test_speed_and_power(void **state)
+{
+    (void)state;
+    double w_perf, w_hwp, w_hwp_power, w_gen, w_off;
+    sim_time_t perf = run_probe("cpufreq.default_governor=performance", NULL, &w_perf);
+    sim_time_t hwp = run_probe(NULL, NULL, &w_hwp);
+    sim_time_t hwp_power = run_probe(NULL, "/sys/devices/system/cpu/cpu[0-1]/cpufreq/"
+                                           "energy_performance_preference=power", &w_hwp_power);
+    sim_time_t gen = run_probe("intel_pstate=passive cpufreq.default_governor=powersave", NULL,
+                               &w_gen);
+    sim_time_t off = run_probe("cpufreq.off=1", NULL, &w_off);
+    /* Every run starts with C10's exit (680 us) and the cache refill (28 us). */
+    sim_time_t wake = 708 * SIM_NS_PER_US;
+    assert_true(llabs(off - (wake + 20 * SIM_NS_PER_MS)) < 5 * SIM_NS_PER_US);
+    /* performance: the 1-core turbo bin (5.1 GHz) once the hardware has
+     * re-evaluated (within hwp_eval_us); 4.9 GHz before (all cores were
+     * active at boot). */
+    assert_true(llabs(perf - (wake + (sim_time_t)(20e6 * 3200 / 5100))) < 100 * SIM_NS_PER_US);
+    /* generic powersave (strict target): 800 MHz throughout, 4x base's time
+     * for the work and the refill. */
+    assert_true(llabs(gen - (680 + 4 * (20000 + 28)) * SIM_NS_PER_US) < 5 * SIM_NS_PER_US);
+    /* HWP powersave ramps up: between performance and the generic powersave;
+     * EPP power is slower (capped at base). */
+    assert_true(perf < hwp && hwp < hwp_power && hwp_power < gen);
+    assert_true(hwp_power > off);
+    /* Energy per work: higher frequency costs more power while busy. */
+    assert_true(w_perf > w_off && w_off > w_gen);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pelt_decay),
+        cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_validate_and_offer),
+        cmocka_unit_test(test_limits_and_switching),
+        cmocka_unit_test(test_schedutil_freq),
+        cmocka_unit_test(test_rate_limits),
+        cmocka_unit_test(test_hwp_monotone),
+        cmocka_unit_test(test_speed_and_power),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

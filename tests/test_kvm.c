@@ -1,0 +1,396 @@
+/* KVM halt polling: the per-vCPU window rules on scripted halts, the
+ * version-keyed defaults, kvm_arch_no_poll (poll-control MSR and the
+ * kvm-powersave-nopoll patch with a fake cpufreq answer), the guest haltpoll
+ * governor, whole-world runs on adl-desktop, and bad [vm] sections. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/kvm/kvm.h"
+#include "scenario/scenario.h"
+#include "world.h"
+
+#define US 1000
+
+/* One halt as kvm_vcpu_halt sees it: clamp to max, then adjust. */
+static int64_t halt(const struct kvm_halt_poll_params *p, int64_t max_ns, int64_t window_ns,
+                    int64_t halt_ns)
+{
+    if (window_ns > max_ns)
+        window_ns = max_ns;
+    return kvm_halt_poll_adjust(p, max_ns, window_ns, halt_ns);
+}
+
+static void test_window_grow_cap_shrink0(void **state)
+{
+    (void)state;
+    struct kvm_halt_poll_params p = { 200000, 2, 10000, 0 }; /* pre-6.11 defaults */
+    int64_t w = 0;
+    /* Short halts grow from grow_start, doubling. */
+    const int64_t grow[] = { 10000, 20000, 40000, 80000, 160000 };
+    for (int i = 0; i < 5; i++) {
+        w = halt(&p, 200000, w, 90 * US);
+        assert_int_equal(w, grow[i]);
+    }
+    /* 90 us now fits the window: unchanged. */
+    w = halt(&p, 200000, w, 90 * US);
+    assert_int_equal(w, 160000);
+    /* 190 us: grows past the limit, clamped at the next halt. */
+    w = halt(&p, 200000, w, 190 * US);
+    assert_int_equal(w, 320000);
+    w = halt(&p, 200000, w, 190 * US);
+    assert_int_equal(w, 200000);
+    /* A halt at the limit or longer with shrink 0: reset. */
+    w = halt(&p, 200000, w, 200 * US);
+    assert_int_equal(w, 200000); /* h <= window: unchanged */
+    w = halt(&p, 200000, w, 1000 * US);
+    assert_int_equal(w, 0);
+    /* A long halt with a closed window changes nothing. */
+    w = halt(&p, 200000, w, 5000 * US);
+    assert_int_equal(w, 0);
+}
+
+static void test_window_shrink2_and_reset(void **state)
+{
+    (void)state;
+    struct kvm_halt_poll_params p = { 200000, 2, 10000, 2 };
+    int64_t w = 200000;
+    const int64_t seq[] = { 100000, 50000, 25000, 12500, 0 }; /* 6250 < grow_start -> 0 */
+    for (int i = 0; i < 5; i++) {
+        w = halt(&p, 200000, w, 2000 * US);
+        assert_int_equal(w, seq[i]);
+    }
+    /* Per-VM limit 0 (or halt_poll_ns=0): the window is 0 whatever happens. */
+    assert_int_equal(halt(&p, 0, 160000, 50 * US), 0);
+    /* grow = 0 never grows. */
+    struct kvm_halt_poll_params g0 = { 200000, 0, 10000, 2 };
+    assert_int_equal(halt(&g0, 200000, 0, 50 * US), 0);
+    assert_int_equal(grow_halt_poll_ns(&g0, 40000), 40000);
+    assert_int_equal(shrink_halt_poll_ns(&p, 15000), 0);
+    assert_int_equal(shrink_halt_poll_ns(&p, 30000), 15000);
+}
+
+static void test_params_by_version(void **state)
+{
+    (void)state;
+    struct kparams kp;
+    struct diag d = { 0 };
+    struct kvm_halt_poll_params p;
+    kparams_init(&kp);
+    assert_int_equal(kversion_parse("6.10", &kp.kernel), 0);
+    kvm_halt_poll_params_get(&kp, &p);
+    assert_int_equal(p.halt_poll_ns, 200000);
+    assert_int_equal(p.grow, 2);
+    assert_int_equal(p.grow_start, 10000);
+    assert_int_equal(p.shrink, 0);
+    assert_int_equal(kversion_parse("6.11", &kp.kernel), 0);
+    kvm_halt_poll_params_get(&kp, &p);
+    assert_int_equal(p.shrink, 2);
+    assert_int_equal(kparams_set_sysfs(&kp, "/sys/module/kvm/parameters/halt_poll_ns_shrink", "4",
+                                       "t", 1, &d), 0);
+    assert_int_equal(kparams_set_cmdline(&kp, "kvm.halt_poll_ns", "50000", "t", 2, &d), 0);
+    kvm_halt_poll_params_get(&kp, &p);
+    assert_int_equal(p.shrink, 4);
+    assert_int_equal(p.halt_poll_ns, 50000);
+    kparams_destroy(&kp);
+}
+
+static void test_no_poll_decide(void **state)
+{
+    (void)state;
+    /* MSR bit 0 clear: no polling, whatever else. */
+    assert_true(kvm_arch_no_poll_decide(0, false, false));
+    assert_true(kvm_arch_no_poll_decide(0, true, false));
+    /* MSR allows polling: only the patch under powersave stops it. */
+    assert_false(kvm_arch_no_poll_decide(1, false, false));
+    assert_false(kvm_arch_no_poll_decide(1, false, true));
+    assert_false(kvm_arch_no_poll_decide(1, true, false));
+    assert_true(kvm_arch_no_poll_decide(1, true, true));
+}
+
+static void test_haltpoll_governor(void **state)
+{
+    (void)state;
+    struct haltpoll_params p = { 200000, 2, 2, 50000, true };
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 0, 30 * US), 50000);
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 50000, 30 * US), 50000);
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 50000, 80 * US), 100000);
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 150000, 180 * US), 200000);
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 200000, 500 * US), 100000);
+    p.allow_shrink = false;
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 200000, 500 * US), 200000);
+    p.allow_shrink = true;
+    p.shrink = 0;
+    assert_int_equal(haltpoll_adjust_poll_limit(&p, 200000, 500 * US), 0);
+}
+
+/* ---- whole-world runs: one vCPU on adl-desktop, an interrupt every gap ---- */
+
+struct vmfx {
+    struct hw_machine *m;
+    struct kparams kp;
+    struct world w;
+    struct kvm_guest_work gw;
+    struct sim_event tick;
+    sim_time_t gap_ns;
+    struct kvm_vcpu *v;
+    int done;
+};
+
+static bool fake_powersave(const struct world *w, int cpu)
+{
+    (void)w;
+    (void)cpu;
+    return true;
+}
+
+static bool fake_performance(const struct world *w, int cpu)
+{
+    (void)w;
+    (void)cpu;
+    return false;
+}
+
+static void vm_work_done(struct world *w, struct kvm_guest_work *gw)
+{
+    (void)w;
+    struct vmfx *f = (struct vmfx *)((char *)gw - offsetof(struct vmfx, gw));
+    f->done++;
+}
+
+/* An "I/O completion" for the vCPU every gap_ns. */
+static void vm_tick(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct vmfx *f = (struct vmfx *)((char *)ev - offsetof(struct vmfx, tick));
+    f->gw.work_ns = 5000;
+    f->gw.fn = vm_work_done;
+    kvm_vcpu_post(w, f->v, &f->gw);
+    sim_event_schedule(&w->q, &f->tick, w->q.now_ns + f->gap_ns);
+}
+
+static struct vmfx *vmfx_new(const char *kernel, bool patch, enum kvm_guest_idle gi,
+                             kvm_cpu_is_powersave_fn ps, sim_time_t gap_ns)
+{
+    struct vmfx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load("machines/adl-desktop.ini", &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    kparams_init(&f->kp);
+    assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
+    if (patch) {
+        f->kp.patches = calloc(1, sizeof *f->kp.patches);
+        f->kp.patches[0] = strdup("kvm-powersave-nopoll");
+        f->kp.npatches = 1;
+    }
+    struct world_key key = { .seed = 7 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    struct kvm_vm_config c;
+    kvm_vm_config_init(&c, "g", 1);
+    c.guest_idle = gi;
+    c.npin = 1;
+    c.pin[0] = 2;
+    kvm_create_vms(&f->w, &c, 1);
+    f->w.kvm.cpu_is_powersave = ps;
+    f->v = kvm_get_vcpu(&f->w, 0, 0);
+    f->gap_ns = gap_ns;
+    sim_event_init(&f->tick, vm_tick);
+    sim_event_schedule(&f->w.q, &f->tick, 1000);
+    return f;
+}
+
+static double vmfx_run(struct vmfx *f, const char *metric)
+{
+    world_run_until(&f->w, 5 * SIM_NS_PER_MS);
+    world_measure_reset(&f->w);
+    world_run_until(&f->w, 25 * SIM_NS_PER_MS);
+    struct rpt_metric_set out = { 0 };
+    world_collect_metrics(&f->w, &out);
+    const struct rpt_metric_value *m = rpt_set_get(&out, metric);
+    assert_non_null(m);
+    double v = m->value;
+    rpt_set_free(&out);
+    return v;
+}
+
+static void vmfx_free(struct vmfx *f)
+{
+    world_destroy(&f->w);
+    kparams_destroy(&f->kp);
+    hw_machine_free(f->m);
+    free(f);
+}
+
+static void test_world_polls_short_gaps(void **state)
+{
+    (void)state;
+    /* 100 us between interrupts: inside the 200 us limit, polling succeeds,
+     * and the vCPU's host CPU spins about (100 - 5) / 100 of the time. */
+    struct vmfx *f = vmfx_new("6.0", false, KVM_GUEST_IDLE_HALT, fake_powersave, 100 * US);
+    double kvm_poll = vmfx_run(f, "kvm_poll_pct");
+    double ncpus = f->m->ncpus;
+    assert_true(kvm_poll * ncpus > 85 && kvm_poll * ncpus < 96);
+    assert_true(f->v->halt_poll_ns >= 100000);
+    assert_true(f->done > 200);
+    struct rpt_metric_set out = { 0 };
+    world_collect_metrics(&f->w, &out);
+    assert_true(rpt_set_get(&out, "halt_poll_success_pct")->value > 99);
+    assert_true(rpt_set_get(&out, "poll_pct")->value >= 0.98 * kvm_poll);
+    rpt_set_free(&out);
+    vmfx_free(f);
+}
+
+static void test_world_long_gaps_close_window(void **state)
+{
+    (void)state;
+    /* 1 ms between interrupts: every halt is longer than the limit, so with
+     * shrink 0 the window stays shut after the first miss. */
+    struct vmfx *f = vmfx_new("6.0", false, KVM_GUEST_IDLE_HALT, fake_performance, 1000 * US);
+    assert_true(vmfx_run(f, "kvm_poll_pct") < 0.01);
+    assert_int_equal(f->v->halt_poll_ns, 0);
+    vmfx_free(f);
+}
+
+static void test_patch_needs_powersave(void **state)
+{
+    (void)state;
+    /* With the patch: no polling under powersave ... */
+    struct vmfx *f = vmfx_new("6.0", true, KVM_GUEST_IDLE_HALT, fake_powersave, 100 * US);
+    assert_true(vmfx_run(f, "kvm_poll_pct") == 0);
+    assert_int_equal(f->v->halt_attempted_poll, 0);
+    assert_true(f->v->halt_wakeups > 100);
+    vmfx_free(f);
+    /* ... and polling as before under performance. */
+    f = vmfx_new("6.0", true, KVM_GUEST_IDLE_HALT, fake_performance, 100 * US);
+    assert_true(vmfx_run(f, "kvm_poll_pct") > 3);
+    vmfx_free(f);
+    /* The real cpufreq answer: whatever it says, the patch follows it. */
+    f = vmfx_new("6.0", true, KVM_GUEST_IDLE_HALT, cpufreq_cpu_is_powersave, 100 * US);
+    bool ps = cpufreq_cpu_is_powersave(&f->w, 2);
+    double poll = vmfx_run(f, "kvm_poll_pct");
+    assert_true(ps ? poll == 0 : poll > 3);
+    vmfx_free(f);
+}
+
+static void test_msr_poll_control(void **state)
+{
+    (void)state;
+    /* The guest haltpoll driver clears the MSR: the host never polls; the
+     * guest polls itself instead (still POLL time on the host CPU). */
+    struct vmfx *f = vmfx_new("6.12", false, KVM_GUEST_IDLE_HALTPOLL, fake_performance, 100 * US);
+    assert_int_equal(f->v->msr_poll_control, 0);
+    double kvm_poll = vmfx_run(f, "kvm_poll_pct");
+    assert_true(kvm_poll == 0);
+    assert_int_equal(f->v->halt_attempted_poll, 0);
+    struct rpt_metric_set out = { 0 };
+    world_collect_metrics(&f->w, &out);
+    assert_true(rpt_set_get(&out, "poll_pct")->value * f->m->ncpus > 80);
+    assert_true(f->v->guest_poll_limit_ns >= 100000);
+    rpt_set_free(&out);
+    vmfx_free(f);
+}
+
+static void test_per_vm_limit(void **state)
+{
+    (void)state;
+    /* KVM_CAP_HALT_POLL = 50 us: 100 us gaps no longer fit, nothing polls. */
+    struct vmfx *f = vmfx_new("6.0", false, KVM_GUEST_IDLE_HALT, fake_performance, 100 * US);
+    f->v->kvm->cfg.halt_poll_ns = 50000;
+    assert_true(vmfx_run(f, "kvm_poll_pct") * f->m->ncpus < 10);
+    assert_true(f->v->halt_poll_ns <= 50000);
+    vmfx_free(f);
+}
+
+/* ---- [vm] sections ---- */
+
+static struct scenario *load_text(const char *text, struct diag *d, char *path, size_t size)
+{
+    snprintf(path, size, "/tmp/pmlab-test-kvm-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    struct scenario_load_opts o = { .machine_dirs = "machines" };
+    struct scenario *s = scenario_load(path, &o, d);
+    unlink(path);
+    return s;
+}
+
+static void expect_error(const char *vm_section, int line, const char *text)
+{
+    char buf[2048], path[64], prefix[128];
+    snprintf(buf, sizeof buf,
+             "[scenario]\nmachine = adl-desktop\n[workload]\ntype = fio\n[variant a]\n%s",
+             vm_section);
+    struct diag d = { 0 };
+    struct scenario *s = load_text(buf, &d, path, sizeof path);
+    snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+    if (s || strncmp(d.msg, prefix, strlen(prefix)) != 0 || !strstr(d.msg, text))
+        fail_msg("expected '%s...%s', got '%s'", prefix, text, d.msg);
+    scenario_free(s);
+}
+
+static void test_bad_vm_sections(void **state)
+{
+    (void)state;
+    expect_error("[vm g]\nvcpus = 2\npin = 0,99\n", 6, "CPU 99 does not exist");
+    expect_error("[vm g]\nvcpus = 30\n", 6, "30 vCPUs on 24 host CPUs");
+    expect_error("[vm g]\nvcpus = 4\npin = 0,0,2,2\n", 6, "4 vCPUs on 2 host CPUs");
+    expect_error("[vm g]\nvcpus = 4\npin = 0-2\n", 6, "pin lists 3 CPUs for 4 vCPUs");
+    expect_error("[vm g]\nvcpus = 2\nfrequency = 3\n", 8, "unknown key 'frequency' in [vm]");
+    expect_error("[vm g]\nguest_cpuidle = menu\n", 7, "is not one of: halt haltpoll");
+    expect_error("[vm g]\npin = 0-x\n", 7, "not a CPU list");
+    expect_error("[vm g]\n[vm g]\n", 7, "duplicate vm 'g'");
+    expect_error("[vm]\n", 6, "[vm] needs a name");
+}
+
+static void test_good_vm_section(void **state)
+{
+    (void)state;
+    char path[64];
+    struct diag d = { 0 };
+    struct scenario *s = load_text(
+        "[scenario]\nmachine = adl-desktop\n[workload]\ntype = fio\n[variant a]\n"
+        "[vm big]\nvcpus = 4\npin = 0,0,2,2\novercommit = yes\nguest_cpuidle = haltpoll\n"
+        "halt_poll_ns = 50000\nguest_halt_poll_ns = 400000\n",
+        &d, path, sizeof path);
+    if (!s)
+        fail_msg("%s", d.msg);
+    assert_int_equal(s->nvms, 1);
+    assert_string_equal(s->vms[0].name, "big");
+    assert_int_equal(s->vms[0].nvcpus, 4);
+    assert_int_equal(s->vms[0].npin, 4);
+    assert_int_equal(s->vms[0].pin[3], 2);
+    assert_int_equal(s->vms[0].guest_idle, KVM_GUEST_IDLE_HALTPOLL);
+    assert_int_equal(s->vms[0].halt_poll_ns, 50000);
+    assert_int_equal(s->vms[0].guest_halt_poll_ns, 400000);
+    scenario_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_window_grow_cap_shrink0),
+        cmocka_unit_test(test_window_shrink2_and_reset),
+        cmocka_unit_test(test_params_by_version),
+        cmocka_unit_test(test_no_poll_decide),
+        cmocka_unit_test(test_haltpoll_governor),
+        cmocka_unit_test(test_world_polls_short_gaps),
+        cmocka_unit_test(test_world_long_gaps_close_window),
+        cmocka_unit_test(test_patch_needs_powersave),
+        cmocka_unit_test(test_msr_poll_control),
+        cmocka_unit_test(test_per_vm_limit),
+        cmocka_unit_test(test_bad_vm_sections),
+        cmocka_unit_test(test_good_vm_section),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
