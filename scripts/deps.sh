@@ -2,7 +2,7 @@
 # Install the Debian packages pmlab needs, only those that are missing.
 # Runs as root (CI, a fresh machine) or through sudo when available.
 set -eu
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev"
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -14,6 +14,13 @@ struct cli_command {
 extern const struct cli_command cli_run_command, cli_compare_command, cli_machines_command,
     cli_params_command, cli_explain_command;
 
+struct scenario;
+struct explain;
+/* The explain lines of scenario variant v (cli/explain.c). */
+void cli_explain_collect(const struct scenario *s, int v, struct explain *x);
+/* The same, each line prefixed "* " when it is not among base_v's, else "  ". */
+void cli_explain_marked(const struct scenario *s, int v, int base_v, struct explain *out);
+
 #define EXIT_RUN_FAILED 1
 #define EXIT_BAD_INPUT 2
 

@@ -31,7 +31,7 @@ static void explain_usage(void)
            "kernel would print for the variant (an unknown parameter, ignored) come first.\n");
 }
 
-static void explain_collect(const struct scenario *s, int v, struct explain *x)
+void cli_explain_collect(const struct scenario *s, int v, struct explain *x)
 {
     const struct scenario_variant *var = &s->variants[v];
     for (int i = 0; i < var->kp.nwarnings; i++)
@@ -40,12 +40,25 @@ static void explain_collect(const struct scenario *s, int v, struct explain *x)
         explain_sections[i](s->machine, &var->kp, x);
 }
 
+void cli_explain_marked(const struct scenario *s, int v, int base_v, struct explain *out)
+{
+    struct explain x = { 0 }, base = { 0 };
+    cli_explain_collect(s, v, &x);
+    if (v != base_v)
+        cli_explain_collect(s, base_v, &base);
+    for (int i = 0; i < x.n; i++)
+        explain_add(out, "%c %s", v != base_v && !explain_has(&base, x.line[i]) ? '*' : ' ',
+                    x.line[i]);
+    explain_free(&x);
+    explain_free(&base);
+}
+
 static void explain_print_variant(const struct scenario *s, int v, const struct explain *base,
                                   FILE *out)
 {
     const struct scenario_variant *var = &s->variants[v];
     struct explain x = { 0 };
-    explain_collect(s, v, &x);
+    cli_explain_collect(s, v, &x);
     fprintf(out, "\nvariant %s: kernel %s%s%s%s%s%s%s\n", var->name, var->kernel,
             var->patches ? ", patches: " : "", var->patches ? var->patches : "",
             var->cmdline ? ", cmdline: " : "", var->cmdline ? var->cmdline : "",
@@ -104,7 +117,7 @@ static int explain_main(int argc, char **argv)
     printf("scenario %s (%s)\n", s->name, s->path);
     explain_machine(s->machine, stdout);
     struct explain base = { 0 };
-    explain_collect(s, 0, &base);
+    cli_explain_collect(s, 0, &base);
     for (int v = 0; v < s->nvariants; v++) {
         bool show = nonly == 0;
         for (int i = 0; i < nonly; i++)

@@ -6,9 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/explain.h"
+#include "report/mdreport.h"
+#include "report/plot.h"
 #include "report/results.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
@@ -37,6 +41,13 @@ static void run_usage(void)
            "  --quick                  the scenario's [quick] configuration: fewer, shorter runs\n"
            "  --variant NAME           run only this variant (repeatable); each keeps the random\n"
            "                           streams it has in a full run, so its numbers are the same\n"
+           "  --plot DIR               also write plots (PNG and SVG, with their gnuplot scripts\n"
+           "                           and data) into DIR: RT curve, residency, primary metric and\n"
+           "                           package power with CIs, latency CDF, above/below; needs\n"
+           "                           gnuplot (a missing gnuplot is a message, not a failure)\n"
+           "  --report DIR             also write DIR/report.md and a self-contained\n"
+           "                           DIR/report.html: variants, what they resolve to (explain),\n"
+           "                           the comparison and turbostat tables, the plots\n"
            "  --quiet                  no progress or summary line on stderr (warnings and errors\n"
            "                           are still printed)\n"
            "  -h, --help               this text\n"
@@ -55,6 +66,8 @@ struct run_args {
     int nselect;
     const char *format;
     const char *output;
+    const char *plot_dir;      /* --plot */
+    const char *report_dir;    /* --report */
     struct runner_opts opts;
     bool reps_set, max_reps_set;
     bool quiet;
@@ -103,6 +116,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "jobs", required_argument, NULL, 'j' },   { "quick", no_argument, NULL, 'q' },
         { "quiet", no_argument, NULL, 'Q' },        { "help", no_argument, NULL, 'h' },
         { "variant", required_argument, NULL, 'V' },
+        { "plot", required_argument, NULL, 'P' },
+        { "report", required_argument, NULL, 'R' },
         { "ci-target", required_argument, NULL, 'C' },
         { "max-reps", required_argument, NULL, 'M' },
         { NULL, 0, NULL, 0 },
@@ -142,6 +157,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
             a->opts.jobs = (int)v;
             break;
         case 'q': a->opts.quick = true; break;
+        case 'P': a->plot_dir = optarg; break;
+        case 'R': a->report_dir = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
                 fprintf(stderr, "pmlab run: at most %d --variant options\n", RUN_MAX_SELECT);
@@ -232,6 +249,64 @@ static void run_summary(const struct scenario *s, const struct runner_stats *st)
             (double)st->nevents / wall / 1e6, st->sim_s / wall, ru.ru_maxrss);
 }
 
+/* Create dir if needed and check it is writable; -1 with a message if not. */
+static int run_prepare_dir(const char *opt, const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pmlab run: %s: cannot create %s: %s\n", opt, dir, strerror(errno));
+        return -1;
+    }
+    struct stat stbuf;
+    if (stat(dir, &stbuf) != 0 || !S_ISDIR(stbuf.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "pmlab run: %s: %s is not a writable directory\n", opt, dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* Plots into dir; a missing gnuplot is a message, not a failure. */
+static int run_plots(const struct rpt_results *r, const char *dir, bool quiet)
+{
+    char msg[256] = "";
+    int n = rpt_plot_all(r, dir, msg, sizeof msg);
+    if (n < 0) {
+        fprintf(stderr, "pmlab run: plots: %s\n", msg);
+        return EXIT_RUN_FAILED;
+    }
+    if (n == 0 && msg[0])
+        fprintf(stderr, "pmlab run: %s\n", msg);
+    else if (!quiet)
+        fprintf(stderr, "pmlab run: %d plots (PNG and SVG) in %s\n", n, dir);
+    return 0;
+}
+
+/* report.md and report.html in dir, with plots rendered there too. */
+static int run_write_report(const struct scenario *s, const struct rpt_results *r,
+                            const char *dir, bool quiet)
+{
+    int rc = run_plots(r, dir, true);
+    struct explain *ex = calloc((size_t)r->nvariants, sizeof *ex);
+    int base = -1;
+    for (int v = 0; v < r->nvariants; v++)
+        for (int k = 0; k < s->nvariants; k++)
+            if (strcmp(s->variants[k].name, r->variants[v].name) == 0) {
+                if (base < 0)
+                    base = k;
+                cli_explain_marked(s, k, base, &ex[v]);
+            }
+    char msg[256];
+    if (rpt_write_report(r, ex, dir, dir, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: report: %s\n", msg);
+        rc = EXIT_RUN_FAILED;
+    } else if (!quiet) {
+        fprintf(stderr, "pmlab run: report in %s/report.md and %s/report.html\n", dir, dir);
+    }
+    for (int v = 0; v < r->nvariants; v++)
+        explain_free(&ex[v]);
+    free(ex);
+    return rc;
+}
+
 static int run_main(int argc, char **argv)
 {
     struct run_args a = { .format = "table" };
@@ -258,7 +333,12 @@ static int run_main(int argc, char **argv)
         }
         a.opts.variants = sel;
     }
-    /* Open the output before running, so a bad path fails at once. */
+    /* Check every output place before running, so a bad path fails at once. */
+    if ((a.plot_dir && run_prepare_dir("--plot", a.plot_dir) != 0) ||
+        (a.report_dir && run_prepare_dir("--report", a.report_dir) != 0)) {
+        scenario_free(s);
+        return EXIT_BAD_INPUT;
+    }
     FILE *out = a.output ? fopen(a.output, "w") : stdout;
     if (!out) {
         fprintf(stderr, "pmlab run: --output: cannot write %s: %s\n", a.output, strerror(errno));
@@ -281,6 +361,10 @@ static int run_main(int argc, char **argv)
     }
     rc = run_report(fmt, &r, out, a.output);
     run_ci_verdict(&a, &r);
+    if (a.plot_dir && run_plots(&r, a.plot_dir, a.quiet) != 0)
+        rc = EXIT_RUN_FAILED;
+    if (a.report_dir && run_write_report(s, &r, a.report_dir, a.quiet) != 0)
+        rc = EXIT_RUN_FAILED;
     if (!a.quiet)
         run_summary(s, &st);
     rpt_results_free(&r);

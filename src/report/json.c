@@ -25,6 +25,9 @@ static json_t *json_metric(const struct rpt_metric *m)
     for (int i = 0; i < m->n; i++)
         json_array_append_new(values, json_num(m->values[i]));
     json_object_set_new(o, "unit", json_str(m->unit));
+    json_object_set_new(o, "better", json_string(m->better == RPT_HIGHER_BETTER  ? "higher"
+                                                 : m->better == RPT_LOWER_BETTER ? "lower"
+                                                                                 : "neutral"));
     json_object_set_new(o, "mean", json_num(m->mean));
     json_object_set_new(o, "stddev", json_num(m->stddev));
     json_object_set_new(o, "ci95", json_pack("[oo]", json_num(m->ci_lo), json_num(m->ci_hi)));

@@ -57,24 +57,33 @@ static void plot_tail(FILE *gp, const char *dir, const char *name)
 
 struct plot_files {
     FILE *dat, *gp;
-    char gp_path[1024];
+    char gp_path[1024], dat_path[1024];
 };
 
 static int plot_open(struct plot_files *pf, const char *dir, const char *name, char *msg,
                      size_t msgsize)
 {
-    char dat_path[1024];
-    snprintf(dat_path, sizeof dat_path, "%s/%s.dat", dir, name);
+    snprintf(pf->dat_path, sizeof pf->dat_path, "%s/%s.dat", dir, name);
     snprintf(pf->gp_path, sizeof pf->gp_path, "%s/%s.gp", dir, name);
-    pf->dat = fopen(dat_path, "w");
+    pf->dat = fopen(pf->dat_path, "w");
     pf->gp = pf->dat ? fopen(pf->gp_path, "w") : NULL;
     if (!pf->gp) {
-        snprintf(msg, msgsize, "cannot write %s: %s", pf->dat ? pf->gp_path : dat_path,
+        snprintf(msg, msgsize, "cannot write %s: %s", pf->dat ? pf->gp_path : pf->dat_path,
                  strerror(errno));
         if (pf->dat)
             fclose(pf->dat);
         return -1;
     }
+    return 0;
+}
+
+/* Nothing to plot after all: remove the files. Returns 0. */
+static int plot_discard(struct plot_files *pf)
+{
+    fclose(pf->dat);
+    fclose(pf->gp);
+    remove(pf->gp_path);
+    remove(pf->dat_path);
     return 0;
 }
 
@@ -104,6 +113,14 @@ static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg
         fprintf(pf.gp, "set arrow from graph 0, first %d to graph 1, first %d nohead dt 2 lc rgb 'gray50'\n"
                        "set label 'SLA %d ms' at graph 0.01, first %d offset 0,0.5 tc rgb 'gray40'\n",
                 sla_ms[i], sla_ms[i], sla_ms[i], sla_ms[i]);
+    /* max-jOPS of each variant (mean over replications) as a dotted line. */
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_metric *mx = rpt_variant_metric(&r->variants[v], "max_jops");
+        if (mx)
+            fprintf(pf.gp, "set arrow from first %g, graph 0 to first %g, graph 1 nohead dt 3 lw 2 lc %d\n"
+                           "set label 'max-jOPS %s' at first %g, graph 0.97 rotate by 90 right offset -0.7,0\n",
+                    mx->mean, mx->mean, v + 1, r->variants[v].name, mx->mean);
+    }
     int block = 0;
     fprintf(pf.gp, "plot ");
     for (int v = 0; v < r->nvariants; v++) {
@@ -121,21 +138,9 @@ static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg
             block++;
         }
     }
-    if (block == 0) {
-        fclose(pf.dat);
-        fclose(pf.gp);
-        remove(pf.gp_path);
-        return 0;
-    }
+    if (block == 0)
+        return plot_discard(&pf);
     fprintf(pf.gp, "\n");
-    for (int v = 0; v < r->nvariants; v++) {
-        const struct rpt_metric *mx = rpt_variant_metric(&r->variants[v], "max_jops");
-        if (mx)
-            fprintf(pf.gp, "set arrow from first %g, graph 0 to first %g, graph 1 nohead dt 3 lw 2 lc %d\n"
-                           "set label 'max-jOPS %s' at first %g, graph 0.95 rotate by 90 right offset -0.5,0\n",
-                    mx->mean, mx->mean, v + 1, r->variants[v].name, mx->mean);
-    }
-    fprintf(pf.gp, "replot\n");
     plot_tail(pf.gp, dir, "rt_curve");
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -202,15 +207,17 @@ static int plot_metric(const struct rpt_results *r, const char *dir, const char 
     snprintf(title, sizeof title, "%s per variant: mean and 95 %% CI (%d replications)", metric, r->reps);
     snprintf(ylabel, sizeof ylabel, "%s (%s)", metric, m0->unit[0] ? m0->unit : "value");
     plot_head(pf.gp, dir, name, title, "variant", ylabel);
-    fprintf(pf.gp, "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset xrange [-0.6:%g]\n"
-                   "set key off\n", r->nvariants - 0.4);
+    /* Points with whiskers, not bars from zero: the differences that matter
+     * are a few percent. */
+    fprintf(pf.gp, "set xrange [-0.6:%g]\nset offsets 0, 0, graph 0.1, graph 0.1\nset key off\n",
+            r->nvariants - 0.4);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_metric *m = rpt_variant_metric(&r->variants[v], metric);
         if (m)
             fprintf(pf.dat, "%d %s %g %g %g\n", v, r->variants[v].name, m->mean, m->ci_lo, m->ci_hi);
     }
-    fprintf(pf.gp, "plot '%s/%s.dat' using 1:3:xtic(2) with boxes, '' using 1:3:4:5 with yerrorbars "
-                   "lw 2 pt 7\n", dir, name);
+    fprintf(pf.gp, "plot '%s/%s.dat' using 1:3:4:5:xtic(2) with yerrorbars lw 2 pt 7 ps 1.5\n", dir,
+            name);
     plot_tail(pf.gp, dir, name);
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -240,12 +247,8 @@ static int plot_cdf(const struct rpt_results *r, const char *dir, char *msg, siz
         }
     }
     fprintf(pf.gp, "\n");
-    if (block == 0) {
-        fclose(pf.dat);
-        fclose(pf.gp);
-        remove(pf.gp_path);
-        return 0;
-    }
+    if (block == 0)
+        return plot_discard(&pf);
     plot_tail(pf.gp, dir, "latency_cdf");
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -261,7 +264,7 @@ static int plot_above_below(const struct rpt_results *r, const char *dir, char *
         return -1;
     plot_head(pf.gp, dir, "above_below",
               "Idle-state misses: above (too deep) and below (too shallow), % of entries",
-              "idle state", "share of the state's entries (%)");
+              "idle state", "share of entries into that state (%)");
     fprintf(pf.gp, "set style data histograms\nset style histogram clustered gap 1\n"
                    "set style fill solid 0.8 border -1\n");
     fprintf(pf.dat, "state");

@@ -1,0 +1,174 @@
+/* mdreport: Markdown and HTML reports, see mdreport.h. The comparison table
+ * is the table format's own text, so the report and the terminal agree. */
+#include "report/mdreport.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const report_plots[] = { "rt_curve", "primary_metric", "pkg_watts",
+                                            "residency", "latency_cdf", "above_below" };
+#define NPLOTS (sizeof report_plots / sizeof report_plots[0])
+
+/* The table format's output as a string (caller frees). */
+static char *report_table_text(const struct rpt_results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return NULL;
+    rpt_format_find("table")->render(r, mem);
+    fclose(mem);
+    return buf;
+}
+
+static int report_has_plot(const char *plots_dir, const char *name, const char *ext)
+{
+    char path[1024];
+    if (!plots_dir)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s.%s", plots_dir, name, ext);
+    FILE *f = fopen(path, "r");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+static void report_md(FILE *out, const struct rpt_results *r, const struct explain *ex,
+                      const char *table, const char *plots_dir)
+{
+    fprintf(out, "# pmlab: %s\n\n%s\n\n", r->scenario, r->description ? r->description : "");
+    fprintf(out, "- machine: **%s**, %s\n- seed %llu, %d replications%s, 95 %% confidence intervals\n"
+                 "- pmlab %s\n\n", r->machine, r->machine_desc ? r->machine_desc : "",
+            (unsigned long long)r->seed, r->reps, r->quick ? " (quick configuration)" : "",
+            PMLAB_VERSION);
+    fprintf(out, "## Variants\n\n| variant | kernel | patches | cmdline | sysfs |\n|---|---|---|---|---|\n");
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        fprintf(out, "| %s | %s | %s | `%s` | `%s` |\n", var->name, var->kernel, var->patches,
+                var->cmdline, var->sysfs);
+    }
+    fprintf(out, "\n## What each variant resolves to\n\nLines marked `*` differ from `%s`.\n\n",
+            r->variants[0].name);
+    for (int v = 0; v < r->nvariants; v++) {
+        fprintf(out, "**%s**\n\n```\n", r->variants[v].name);
+        for (int i = 0; i < ex[v].n; i++)
+            fprintf(out, "%s\n", ex[v].line[i]);
+        fprintf(out, "```\n\n");
+    }
+    fprintf(out, "## Results\n\n```\n%s```\n\n", table);
+    int any = 0;
+    for (size_t i = 0; i < NPLOTS; i++) {
+        if (!report_has_plot(plots_dir, report_plots[i], "png"))
+            continue;
+        if (!any++)
+            fprintf(out, "## Plots\n\n");
+        fprintf(out, "![%s](%s.png)\n\n", report_plots[i], report_plots[i]);
+    }
+}
+
+static void html_escape(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+/* Copy an SVG file into out, skipping its XML prolog. */
+static void html_inline_svg(FILE *out, const char *plots_dir, const char *name)
+{
+    char path[1024], line[4096];
+    snprintf(path, sizeof path, "%s/%s.svg", plots_dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "<?xml", 5) != 0 && strncmp(line, "<!DOCTYPE", 9) != 0)
+            fputs(line, out);
+    fclose(f);
+}
+
+static void report_html(FILE *out, const struct rpt_results *r, const struct explain *ex,
+                        const char *table, const char *plots_dir)
+{
+    fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pmlab: ");
+    html_escape(out, r->scenario);
+    fprintf(out, "</title><style>body{font-family:sans-serif;max-width:1300px;margin:2em auto}"
+                 "pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style></head><body>\n<h1>pmlab: ");
+    html_escape(out, r->scenario);
+    fprintf(out, "</h1>\n<p>");
+    html_escape(out, r->description ? r->description : "");
+    fprintf(out, "</p>\n<p>machine <b>");
+    html_escape(out, r->machine);
+    fprintf(out, "</b>: ");
+    html_escape(out, r->machine_desc ? r->machine_desc : "");
+    fprintf(out, "<br>seed %llu, %d replications, 95 %% confidence intervals, pmlab %s</p>\n",
+            (unsigned long long)r->seed, r->reps, PMLAB_VERSION);
+    fprintf(out, "<h2>What each variant resolves to</h2>\n");
+    for (int v = 0; v < r->nvariants; v++) {
+        fprintf(out, "<h3>");
+        html_escape(out, r->variants[v].name);
+        fprintf(out, "</h3><pre>");
+        for (int i = 0; i < ex[v].n; i++) {
+            html_escape(out, ex[v].line[i]);
+            fputc('\n', out);
+        }
+        fprintf(out, "</pre>\n");
+    }
+    fprintf(out, "<h2>Results</h2><pre>");
+    html_escape(out, table);
+    fprintf(out, "</pre>\n");
+    for (size_t i = 0; i < NPLOTS; i++)
+        if (report_has_plot(plots_dir, report_plots[i], "svg")) {
+            fprintf(out, "<div>");
+            html_inline_svg(out, plots_dir, report_plots[i]);
+            fprintf(out, "</div>\n");
+        }
+    fprintf(out, "</body></html>\n");
+}
+
+static int report_write(const char *dir, const char *name, const struct rpt_results *r,
+                        const struct explain *ex, const char *table, const char *plots_dir,
+                        int html, char *msg, size_t msgsize)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        snprintf(msg, msgsize, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (html)
+        report_html(out, r, ex, table, plots_dir);
+    else
+        report_md(out, r, ex, table, plots_dir);
+    if (fclose(out) != 0) {
+        snprintf(msg, msgsize, "error writing %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+int rpt_write_report(const struct rpt_results *r, const struct explain *explain,
+                     const char *dir, const char *plots_dir, char *msg, size_t msgsize)
+{
+    char *table = report_table_text(r);
+    if (!table) {
+        snprintf(msg, msgsize, "out of memory rendering the table");
+        return -1;
+    }
+    int rc = report_write(dir, "report.md", r, explain, table, plots_dir, 0, msg, msgsize);
+    if (rc == 0)
+        rc = report_write(dir, "report.html", r, explain, table, plots_dir, 1, msg, msgsize);
+    free(table);
+    return rc;
+}

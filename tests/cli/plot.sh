@@ -1,0 +1,46 @@
+#!/bin/sh
+# --plot and --report: files produced and non-empty when gnuplot is present,
+# a clear message and exit 0 when it is not, exit 2 before any run for an
+# unwritable directory.
+set -eu
+P=${PMLAB:-./pmlab}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+S=scenarios/example-rr.ini
+
+set +e
+"$P" run "$S" --quick --reps 2 --plot /proc/pmlab-plots >/dev/null 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "unwritable --plot: exit $rc"
+grep -q -- '--plot' "$T/e" && ! grep -q 'runs' "$T/e" || fail "unwritable --plot: message or a run started: $(cat "$T/e")"
+set +e
+"$P" run "$S" --quick --reps 2 --report /proc/pmlab-report >/dev/null 2>&1; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "unwritable --report: exit $rc"
+echo "ok - unwritable --plot/--report: exit 2 before running"
+
+# Without gnuplot on PATH: a message, the run succeeds, no images.
+mkdir "$T/nognuplot"
+PATH="$T/nogp-bin" "$P" run "$S" --quick --reps 2 --plot "$T/nognuplot" >/dev/null 2>"$T/e" ||
+    fail "run without gnuplot failed: $(cat "$T/e")"
+grep -q 'gnuplot not found' "$T/e" || fail "no message without gnuplot"
+[ -z "$(ls "$T/nognuplot")" ] || fail "files written without gnuplot"
+echo "ok - missing gnuplot is a message, not a failure"
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "skip - gnuplot not installed: plot rendering not tested"
+    exit 0
+fi
+"$P" run "$S" --quick --reps 2 --quiet --report "$T/rep" >/dev/null || fail "--report run"
+for f in residency primary_metric pkg_watts latency_cdf above_below; do
+    for ext in png svg; do
+        [ -s "$T/rep/$f.$ext" ] || fail "$f.$ext missing or empty"
+    done
+done
+[ ! -e "$T/rep/rt_curve.png" ] || fail "rt_curve plotted for a workload without an RT curve"
+grep -q '^## Results' "$T/rep/report.md" && grep -q '^## What each variant resolves to' "$T/rep/report.md" &&
+    grep -q '!\[residency\](residency.png)' "$T/rep/report.md" || fail "report.md sections"
+grep -q '^\* cpuidle: no driver: cpuidle.off=1' "$T/rep/report.md" || fail "report.md explain marks"
+grep -q '<svg' "$T/rep/report.html" || fail "report.html does not inline the plots"
+echo "ok - plots and report written"
