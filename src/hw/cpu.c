@@ -32,6 +32,7 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->smt_corun_factor = hw_machine_calib(m, "smt_corun_factor");
     hw->smt_poll_factor = hw_machine_calib(m, "smt_poll_factor");
     hw->ibrs_sibling_factor = hw_machine_calib(m, "ibrs_sibling_factor");
+    hw->poll_power_ratio = hw_machine_calib(m, "poll_power_ratio");
     hw_resolve_pkgstates(hw);
     for (int c = 0; c < m->ncores; c++)
         hw->core_mhz[c] = m->types[m->cores[c].type].base_mhz;
@@ -151,6 +152,19 @@ static void hw_pkg_update(struct hw_state *hw, int pkg, sim_time_t now_ns)
     hw_power_change(hw, &ps->power_mw, p, false, now_ns);
 }
 
+/* True when the core is awake only to spin: every thread not idle polls. */
+static bool hw_core_only_polls(const struct hw_state *hw, const struct hw_core *core)
+{
+    bool any = false;
+    for (int i = 0; i < core->nthreads; i++) {
+        enum hw_thread_mode md = hw->thr[core->cpus[i]].mode;
+        if (md == HW_THREAD_RUN || md == HW_THREAD_WAKE)
+            return false;
+        any |= md == HW_THREAD_POLL;
+    }
+    return any;
+}
+
 static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
 {
     const struct hw_core *core = &hw->m->cores[c];
@@ -159,6 +173,10 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
     int st = hw_core_cstate_of(hw, core);
     double p = st < 0 ? hw_core_active_power_mw(t, hw->core_mhz[c])
                       : t->cstates[st].core_power_mw;
+    /* PAUSE "greatly reduces the processor's power consumption" in a spin
+     * loop (SDM, PAUSE); by how much is poll_power_ratio. */
+    if (st < 0 && hw_core_only_polls(hw, core))
+        p *= hw->poll_power_ratio;
     hw_power_change(hw, &cs->power_mw, p, true, now_ns);
     if (st == cs->cstate)
         return;

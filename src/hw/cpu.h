@@ -68,6 +68,7 @@ struct hw_state {
     /* [ntypes][npkgstates]: the core C-state index each package state needs. */
     int *pkg_core_cstate;
     double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
+    double poll_power_ratio;  /* calibration: PAUSE-loop core power / active power */
     double power_mw;                  /* all cores + all packages, mW */
     double core_power_mw;             /* all cores, mW */
     sim_time_t power_since_ns;        /* last change of power */

@@ -37,6 +37,11 @@ static const struct hw_calib_desc calib_registry[] = {
       .min = 0.3, .max = 1.0,
       .description = "speed of a thread while its sibling spins in the idle loop "
                      "(PAUSE-based polling leaves most of the core to the sibling)" },
+    { .key = "poll_power_ratio", .unit = "ratio", .default_value = 1.0,
+      .min = 0.1, .max = 1.0,
+      .description = "power of a core whose awake threads all spin in a PAUSE loop (the POLL "
+                     "state, KVM or guest halt polling), as a share of its active power at the "
+                     "same frequency; 1 = no difference" },
     { .key = "ibrs_sibling_factor", .unit = "ratio", .default_value = 1.0,
       .min = 0.3, .max = 1.0,
       .description = "speed of a busy thread while its sibling sits in the kernel with "
@@ -105,6 +110,7 @@ enum key_type {
     KT_BOOL,      /* bool, yes/no as the kernel's kstrtobool reads it */
     KT_STR,       /* char[aux] */
     KT_MHZ_LIST,  /* uint32_t[HW_MAX_TURBO_BINS], count (int) at offset aux; continuation lines append */
+    KT_PERF_LIST, /* as KT_MHZ_LIST, values hex (0x) or decimal, up to cap of them */
     KT_NUMBERING, /* enum hw_cpu_numbering: adjacent | split */
 };
 
@@ -115,16 +121,18 @@ struct key_desc {
     size_t aux;        /* KT_STR: buffer size; KT_MHZ_LIST: offset of the count */
     double min, max;   /* accepted range, in the file's unit (lists: each element) */
     bool required;
+    size_t cap;        /* KT_PERF_LIST: capacity of the array */
 };
 
 #define KEY(st, key, field, kt, lo, hi, req) \
-    { key, kt, offsetof(struct st, field), 0, lo, hi, req }
+    { key, kt, offsetof(struct st, field), 0, lo, hi, req, 0 }
 #define KEY_STR(st, field, req) \
-    { #field, KT_STR, offsetof(struct st, field), sizeof(((struct st *)0)->field), 0, 0, req }
+    { #field, KT_STR, offsetof(struct st, field), sizeof(((struct st *)0)->field), 0, 0, req, 0 }
 
 #define MHZ_MAX 20000.0
 #define POWER_MW_MAX 1e7
 #define LATENCY_US_MAX 1e6
+#define HWP_PERF_MAX 255  /* HWP_CAPABILITIES fields are 8 bits wide */
 
 static const struct key_desc machine_keys[] = {
     KEY_STR(hw_machine, name, true),
@@ -145,9 +153,12 @@ static const struct key_desc core_type_keys[] = {
     KEY(hw_core_type, "base_mhz", base_mhz, KT_U32, 1, MHZ_MAX, true),
     KEY(hw_core_type, "max_mhz", max_mhz, KT_U32, 1, MHZ_MAX, true),
     { "turbo_mhz", KT_MHZ_LIST, offsetof(struct hw_core_type, turbo_mhz),
-      offsetof(struct hw_core_type, nturbo), 1, MHZ_MAX, false },
+      offsetof(struct hw_core_type, nturbo), 1, MHZ_MAX, false, 0 },
     KEY(hw_core_type, "active_power_mw_base", active_power_mw_base, KT_DOUBLE, 0.001, POWER_MW_MAX, true),
     KEY(hw_core_type, "active_power_mw_max", active_power_mw_max, KT_DOUBLE, 0.001, POWER_MW_MAX, true),
+    KEY(hw_core_type, "hwp_highest_perf", hwp_highest_perf, KT_HEX, 1, HWP_PERF_MAX, false),
+    KEY(hw_core_type, "hwp_guaranteed_perf", hwp_guaranteed_perf, KT_HEX, 1, HWP_PERF_MAX, false),
+    KEY(hw_core_type, "hwp_lowest_perf", hwp_lowest_perf, KT_HEX, 1, HWP_PERF_MAX, false),
 };
 
 static const struct key_desc cstate_keys[] = {
@@ -156,6 +167,15 @@ static const struct key_desc cstate_keys[] = {
     KEY(hw_cstate, "core_power_mw", core_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
     KEY(hw_cstate, "flushes_caches", flushes_caches, KT_BOOL, 0, 0, true),
     KEY(hw_cstate, "refill_us", refill_ns, KT_US, 0, LATENCY_US_MAX, false),
+};
+
+/* [firmware]: _CPC HighestPerformance is a 32-bit register, but the values
+ * firmware reports (and the 0xFF placeholder) fit 8 bits; wider ones are
+ * taken as typos. */
+static const struct key_desc firmware_keys[] = {
+    KEY(hw_firmware, "osc_cppc_v2", osc_cppc_v2, KT_BOOL, 0, 0, true),
+    { "cpc_highest_perf", KT_PERF_LIST, offsetof(struct hw_firmware, cpc_highest_perf),
+      offsetof(struct hw_firmware, ncpc), 0, HW_CPPC_MAX_PERF, false, HW_MAX_CPC },
 };
 
 static const struct key_desc pkgstate_keys[] = {
@@ -167,12 +187,14 @@ static const struct key_desc pkgstate_keys[] = {
 #define MAX_SECTION_KEYS 16 /* bits of struct loader.seen in use */
 #define NKEYS(a) (sizeof a / sizeof a[0])
 _Static_assert(NKEYS(machine_keys) <= MAX_SECTION_KEYS && NKEYS(core_type_keys) <= MAX_SECTION_KEYS &&
-               NKEYS(cstate_keys) <= MAX_SECTION_KEYS && NKEYS(pkgstate_keys) <= MAX_SECTION_KEYS,
+               NKEYS(cstate_keys) <= MAX_SECTION_KEYS && NKEYS(pkgstate_keys) <= MAX_SECTION_KEYS &&
+               NKEYS(firmware_keys) <= MAX_SECTION_KEYS,
                "a section has more keys than struct loader tracks");
 
 /* ---- sections ------------------------------------------------------------ */
 
-enum sec_kind { SEC_NONE, SEC_MACHINE, SEC_CORE_TYPE, SEC_CSTATE, SEC_PKGSTATE, SEC_CALIB };
+enum sec_kind { SEC_NONE, SEC_MACHINE, SEC_CORE_TYPE, SEC_CSTATE, SEC_PKGSTATE, SEC_CALIB,
+                SEC_FIRMWARE };
 
 struct sec_desc {
     const char *word;          /* first word of the header */
@@ -190,6 +212,7 @@ static const struct sec_desc sections[] = {
     { "cstate", SEC_CSTATE, 2, "[cstate TYPE NAME]", KEYS(cstate_keys) },
     { "pkgstate", SEC_PKGSTATE, 1, "[pkgstate NAME]", KEYS(pkgstate_keys) },
     { "calibration", SEC_CALIB, 0, "[calibration]", NULL, 0 },
+    { "firmware", SEC_FIRMWARE, 0, "[firmware]", KEYS(firmware_keys) },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
@@ -210,6 +233,7 @@ struct loader {
     int type;                      /* core type of an open [cstate] section */
     /* lines for the whole-file checks */
     int machine_line, machine_threads_line, calib_section_line;
+    int firmware_line, cpc_line;   /* [firmware] header, its cpc_highest_perf key */
     int type_line[HW_MAX_CORE_TYPES];
     int pkg_cstate_line[HW_MAX_PKGSTATES];
 };
@@ -229,7 +253,8 @@ static int parse_integer(struct loader *ld, int line, const struct key_desc *k, 
 {
     const char *s = str_skip_space(value);
     int rc;
-    if (k->type == KT_HEX && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    bool hex_ok = k->type == KT_HEX || k->type == KT_PERF_LIST;
+    if (hex_ok && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         char *end;
         unsigned long long v = strtoull(s + 2, &end, 16);
         rc = (end == s + 2 || *str_skip_space(end) || v > INT64_MAX) ? -1 : 0;
@@ -274,8 +299,9 @@ static int parse_mhz_list(struct loader *ld, int line, const struct key_desc *k,
             return diag_error(d, ld->path, line, "%s: '%.*s' is not an integer", k->name, (int)len, p);
         memcpy(tok, p, len);
         tok[len] = '\0';
-        if (*count >= HW_MAX_TURBO_BINS)
-            return diag_error(d, ld->path, line, "%s: more than %d values", k->name, HW_MAX_TURBO_BINS);
+        int cap = k->cap ? (int)k->cap : HW_MAX_TURBO_BINS;
+        if (*count >= cap)
+            return diag_error(d, ld->path, line, "%s: more than %d values", k->name, cap);
         int64_t v;
         if (parse_integer(ld, line, k, tok, &v, d) != 0)
             return -1;
@@ -334,6 +360,7 @@ static int parse_value(struct loader *ld, int line, const struct key_desc *k, co
     case KT_STR:
         return parse_string(ld, line, k, value, field, d);
     case KT_MHZ_LIST:
+    case KT_PERF_LIST:
         return parse_mhz_list(ld, line, k, value, d);
     case KT_NUMBERING:
         return parse_numbering(ld, line, k, value, field, d);
@@ -372,6 +399,25 @@ static int check_turbo(struct loader *ld, const struct hw_core_type *t, struct d
     return 0;
 }
 
+/* HWP capabilities, when given, are all given and ordered lowest <= guaranteed
+ * <= highest, as the hardware reports them. */
+static int check_hwp_caps(struct loader *ld, const struct hw_core_type *t, struct diag *d)
+{
+    int given = !!t->hwp_highest_perf + !!t->hwp_guaranteed_perf + !!t->hwp_lowest_perf;
+    if (given == 0)
+        return 0;
+    if (given != 3)
+        return diag_error(d, ld->path, ld->line,
+                          "%s: give all of hwp_highest_perf, hwp_guaranteed_perf and "
+                          "hwp_lowest_perf, or none", ld->label);
+    if (t->hwp_lowest_perf > t->hwp_guaranteed_perf || t->hwp_guaranteed_perf > t->hwp_highest_perf)
+        return diag_error(d, ld->path, key_line(ld, "hwp_guaranteed_perf"),
+                          "need hwp_lowest_perf <= hwp_guaranteed_perf <= hwp_highest_perf, "
+                          "got %u, %u, %u", t->hwp_lowest_perf, t->hwp_guaranteed_perf,
+                          t->hwp_highest_perf);
+    return 0;
+}
+
 static int check_core_type(struct loader *ld, const struct hw_core_type *t, struct diag *d)
 {
     const struct hw_machine *m = ld->m;
@@ -387,7 +433,9 @@ static int check_core_type(struct loader *ld, const struct hw_core_type *t, stru
         return diag_error(d, ld->path, key_line(ld, "active_power_mw_max"),
                           "active_power_mw_max (%g) is below active_power_mw_base (%g)",
                           t->active_power_mw_max, t->active_power_mw_base);
-    return check_turbo(ld, t, d);
+    if (check_turbo(ld, t, d) != 0)
+        return -1;
+    return check_hwp_caps(ld, t, d);
 }
 
 /* C-states are listed shallowest first: exit latency never decreases. */
@@ -422,6 +470,8 @@ static int close_section(struct loader *ld, struct diag *d)
         rc = check_cstate(ld, d);
     else if (sd->kind == SEC_PKGSTATE)
         ld->pkg_cstate_line[ld->m->npkgstates - 1] = key_line(ld, "core_cstate");
+    else if (sd->kind == SEC_FIRMWARE)
+        ld->cpc_line = key_line(ld, "cpc_highest_perf");
     ld->sd = NULL;
     return rc;
 }
@@ -526,6 +576,15 @@ static int open_pkgstate(struct loader *ld, const char *name, struct diag *d)
     return 0;
 }
 
+static int open_firmware(struct loader *ld, struct diag *d)
+{
+    if (ld->firmware_line)
+        return duplicate(ld, ld->firmware_line, d);
+    ld->firmware_line = ld->line;
+    ld->obj = &ld->m->fw;
+    return 0;
+}
+
 static int open_calibration(struct loader *ld, struct diag *d)
 {
     if (ld->calib_section_line)
@@ -573,7 +632,7 @@ static int on_section(void *ctx, const char *name, int line, struct diag *d)
     if (!sd)
         return diag_error(d, ld->path, line,
                           "unknown section [%s]; expected [machine], [core_type NAME], "
-                          "[cstate TYPE NAME], [pkgstate NAME] or [calibration]", name);
+                          "[cstate TYPE NAME], [pkgstate NAME], [firmware] or [calibration]", name);
     if (n - 1 != sd->nargs)
         return diag_error(d, ld->path, line, "section [%s] should read %s", name, sd->usage);
     if (sd->kind != SEC_MACHINE && !ld->machine_line)
@@ -589,6 +648,7 @@ static int on_section(void *ctx, const char *name, int line, struct diag *d)
     case SEC_CSTATE: return open_cstate(ld, w[1], w[2], d);
     case SEC_PKGSTATE: return open_pkgstate(ld, w[1], d);
     case SEC_CALIB: return open_calibration(ld, d);
+    case SEC_FIRMWARE: return open_firmware(ld, d);
     case SEC_NONE: break;
     }
     return diag_error(d, ld->path, line, "internal error: section kind");
@@ -633,7 +693,7 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
     /* inih hands an indented line to the previous key; only lists take more. */
     if (continuation && ld->last_key >= 0 && strcmp(key, sd->keys[ld->last_key].name) == 0) {
         const struct key_desc *k = &sd->keys[ld->last_key];
-        if (k->type != KT_MHZ_LIST)
+        if (k->type != KT_MHZ_LIST && k->type != KT_PERF_LIST)
             return diag_error(d, ld->path, line,
                               "'%s' takes one value (an indented line continues the key above)",
                               key);
@@ -704,6 +764,18 @@ static int check_pkgstates(struct loader *ld, struct diag *d)
     return 0;
 }
 
+/* A _CPC list describes every CPU: the kernel reads one _CPC per processor
+ * object, so a shorter list is a file that forgot some. */
+static int check_firmware(struct loader *ld, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    if (m->fw.ncpc > 0 && m->fw.ncpc != m->ncpus)
+        return diag_error(d, ld->path, ld->cpc_line,
+                          "cpc_highest_perf lists %d values but the machine has %d CPUs",
+                          m->fw.ncpc, m->ncpus);
+    return 0;
+}
+
 /* Number the cores package-major, then by type in file order; number the CPUs
  * as Linux does for the machine's cpu_numbering (see enum hw_cpu_numbering). */
 static void build_topology(struct hw_machine *m)
@@ -754,6 +826,8 @@ struct hw_machine *hw_machine_load(const char *path, struct diag *d)
     if (close_section(&ld, d) != 0 || check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0)
         goto fail;
     build_topology(m);
+    if (check_firmware(&ld, d) != 0)
+        goto fail;
     return m;
 fail:
     hw_machine_free(m);

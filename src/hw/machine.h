@@ -26,6 +26,7 @@
 #define HW_MAX_TURBO_BINS 64  /* max turbo frequency by number of active cores */
 #define HW_MAX_CALIB 32
 #define HW_MAX_SMT 2           /* threads per core: the SMT model (co-run, sibling state) is for 2 */
+#define HW_MAX_CPC 512         /* CPUs a [firmware] _CPC list may describe */
 
 /* A core idle state the hardware offers (what MWAIT with this hint does). The
  * driver's table (latency/residency the kernel believes) is kernel data and
@@ -58,6 +59,10 @@ struct hw_core_type {
     int nturbo;
     double active_power_mw_base;   /* one busy core at base_mhz */
     double active_power_mw_max;    /* one busy core at max_mhz */
+    /* IA32_HWP_CAPABILITIES of this type's cores, in the type's performance
+     * units (0 when the file gives none: intel_pstate then reads max_mhz /
+     * 100, the 100 MHz unit of non-hybrid parts). */
+    uint32_t hwp_highest_perf, hwp_guaranteed_perf, hwp_lowest_perf;
     struct hw_cstate cstates[HW_MAX_CSTATES]; /* shallowest first */
     int ncstates;
 };
@@ -86,6 +91,21 @@ struct hw_cpu {
     int thread;     /* 0 .. threads_per_core-1 within its core */
     int type;       /* index into hw_machine.types */
 };
+
+/* What the platform firmware (ACPI) tells the OS about CPPC, FACTS.md §6.
+ * A machine file without [firmware] has neither: no v2 ack, no _CPC. */
+struct hw_firmware {
+    /* The final _OSC acknowledges CPPC v2 (platform-wide capability DWORD
+     * bit 6, 0x40); the kernel asks for it when it supports CPPC. */
+    bool osc_cppc_v2;
+    /* _CPC HighestPerformance of each logical CPU, Linux numbering; 0xFF is
+     * the value some firmware reports when it has nothing better. ncpc = 0:
+     * the processor objects have no _CPC. */
+    uint32_t cpc_highest_perf[HW_MAX_CPC];
+    int ncpc;
+};
+
+#define HW_CPPC_MAX_PERF 0xFF  /* CPPC_MAX_PERF: "not a real value" (a1ff59784b27) */
 
 struct hw_calib {
     char key[HW_NAME_MAX];
@@ -119,6 +139,7 @@ struct hw_machine {
     double pkg_active_power_mw;    /* uncore power of a package not in a package C-state */
     struct hw_pkgstate pkgstates[HW_MAX_PKGSTATES]; /* shallowest first */
     int npkgstates;
+    struct hw_firmware fw;         /* [firmware]: _OSC and _CPC */
     struct hw_calib calib[HW_MAX_CALIB]; /* calibration constants present in the file */
     int ncalib;
 };

@@ -19,6 +19,8 @@ extern const struct kparam intel_idle_params[];
 extern const struct kparam x86_bugs_params[];
 extern const struct kparam cpufreq_params[];
 extern const struct kparam kvm_params[];
+extern const struct kparam acpi_cppc_params[];
+extern const struct kparam itmt_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -30,6 +32,8 @@ const struct kparam *const kparam_tables[] = {
     x86_bugs_params,
     cpufreq_params,
     kvm_params,
+    acpi_cppc_params,
+    itmt_params,
     NULL,
 };
 
@@ -38,6 +42,9 @@ const struct kpatch kpatch_table[] = {
     { "kvm-powersave-nopoll",
       "KVM: no halt polling when the vCPU's host CPU runs a powersave policy "
       "(D. Mi, kvm list 15 Sep 2022; not merged; FACTS.md section 4)" },
+    { "acpi-ignore-osc-cppc-bit",
+      "ACPI: early parameter ignore_osc_cppc_bit probes _CPC without the _OSC CPPC v2 ack "
+      "(A. Rainbolt V3, linux-acpi 18 Jun 2024; not merged; FACTS.md section 6)" },
     { NULL, NULL },
 };
 

@@ -15,11 +15,14 @@
  *          (guest_complete_us + guest_submit_us, one piece of work).
  * Latency is from the issue (virtqueue kick) to the reap, as fio's clat.
  * So with iodepth 1 the guest idles for about the drive's latency between
- * reads: the idle periods KVM halt polling is made for.
+ * reads: the idle periods KVM halt polling is made for. With many reads in
+ * flight the single I/O thread (one FIFO) can saturate and set the
+ * throughput, as one QEMU iothread does (the seed-004 scenario).
  *
  * Dropped: the host NVMe interrupt and block layer (folded into
  * host_complete_us), QEMU's own aio polling, the guest's block layer queues,
- * read-ahead; the drive has no queueing (it is far from saturation here).
+ * read-ahead; the drive has no queueing (it is far from saturation here),
+ * the guest's virtqueue kick exit is folded into guest_submit_us.
  *
  * Metrics: read_mbps (MB = 10^6 bytes), iops, lat_mean_us, lat_p99_us, then
  * the machine, idle and KVM metrics of world_collect_metrics. */
@@ -77,8 +80,7 @@ static const struct wl_param fio_params[] = {
     { "jobs", WL_PARAM_INT, offsetof(struct fio_config, jobs), 1, 256, "4",
       "fio jobs; job j runs on vCPU j mod vcpus of the first [vm]" },
     { "dev_lat_us", WL_PARAM_DOUBLE, offsetof(struct fio_config, dev_lat_us), 1, 1e6, "120",
-      "drive read service time, mean, us (calibrated: the polling variant of seed 004 to "
-      "432.6 MB/s with bs 16k, iodepth 1, 4 jobs)" },
+      "drive read service time, mean, us (estimate: an NVMe 4k-16k random read)" },
     { "dev_lat_cv", WL_PARAM_DOUBLE, offsetof(struct fio_config, dev_lat_cv), 0, 10, "0.3",
       "coefficient of variation of the lognormal drive service time" },
     { "dev_bw_mbps", WL_PARAM_DOUBLE, offsetof(struct fio_config, dev_bw_mbps), 1, 1e6, "3500",
