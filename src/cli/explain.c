@@ -14,9 +14,14 @@
 typedef void (*explain_section_fn)(const struct hw_machine *m, const struct kparams *kp,
                                    struct explain *x);
 
+void cpufreq_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
+void kvm_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
+
 /* The sections, in print order. */
 static const explain_section_fn explain_sections[] = {
     idle_explain,
+    cpufreq_explain,
+    kvm_explain,
 };
 
 static void explain_usage(void)
