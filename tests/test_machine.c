@@ -39,7 +39,7 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     { "unknown-section.ini", 34, "unknown section [pkg_state PC6]; expected [machine], [core_type NAME], "
-                                 "[cstate TYPE NAME], [pkgstate NAME] or [calibration]" },
+                                 "[cstate TYPE NAME], [pkgstate NAME], [firmware] or [calibration]" },
     { "unknown-key.ini", 13, "unknown key 'ipc' in [core_type P]" },
     { "bad-number.ini", 15, "base_mhz: '2.0GHz' is not an integer" },
     { "bad-hint.ini", 28, "mwait_hint: '0x2g' is not an integer" },

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "kernel/sched/idle.h"
+#include "kernel/x86/itmt.h"
 #include "report/explain.h"
 #include "scenario/scenario.h"
 
@@ -22,6 +23,7 @@ static const explain_section_fn explain_sections[] = {
     idle_explain,
     cpufreq_explain,
     kvm_explain,
+    itmt_explain,
 };
 
 static void explain_usage(void)
@@ -31,7 +33,8 @@ static void explain_usage(void)
            "Show what each variant resolves to on the scenario's machine, as the real\n"
            "system would show it: the Spectre v2 mitigation, the tick, the cpuidle driver\n"
            "and governor, every idle state (latency, residency, entry method: IRQs on or\n"
-           "off, IBRS off; the CPUs it is disabled on) and the PM QoS limits. Lines of a\n"
+           "off, IBRS off; the CPUs it is disabled on), the PM QoS limits, whether ACPI\n"
+           "CPPC was probed and the ITMT state and priorities. Lines of a\n"
            "variant that differ from the first variant are marked with '*'. Warnings the\n"
            "kernel would print for the variant (an unknown parameter, ignored) come first.\n");
 }

@@ -20,6 +20,7 @@ extern const struct kparam x86_bugs_params[];
 extern const struct kparam cpufreq_params[];
 extern const struct kparam kvm_params[];
 extern const struct kparam acpi_cppc_params[];
+extern const struct kparam itmt_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -32,6 +33,7 @@ const struct kparam *const kparam_tables[] = {
     cpufreq_params,
     kvm_params,
     acpi_cppc_params,
+    itmt_params,
     NULL,
 };
 

@@ -16,6 +16,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/x86/itmt.h"
 #include "kernel/sched/idle.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
@@ -391,6 +392,8 @@ static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
     if (kparams_check_cpus(&v->kp, st->s->machine->ncpus, st->path, d) != 0)
         return -1;
     if (idle_validate(st->s->machine, &v->kp, st->path, d) != 0)
+        return -1;
+    if (itmt_validate(st->s->machine, &v->kp, st->path, d) != 0)
         return -1;
     return cpufreq_validate(st->s->machine, &v->kp, st->path, d);
 }

@@ -12,12 +12,14 @@ extern const struct wl_ops wl_rr_ops;
 extern const struct wl_ops wl_jbb_ops;
 extern const struct wl_ops wl_fio_ops;
 extern const struct wl_ops wl_netrr_ops;
+extern const struct wl_ops wl_compute_ops;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_rr_ops,
     &wl_jbb_ops,
     &wl_fio_ops,
     &wl_netrr_ops,
+    &wl_compute_ops,
     NULL,
 };
 

@@ -38,6 +38,7 @@
 
 struct world;
 struct cpufreq_policy;
+struct itmt;
 
 /* The policy field of setpolicy drivers (include/linux/cpufreq.h). */
 enum cpufreq_policy_kind {
@@ -186,6 +187,13 @@ sim_time_t cpufreq_rate_limit_ns(const struct cpufreq_driver *drv, const struct 
  * without one, *hwp set when HWP is enabled), and the governors it offers. */
 const struct cpufreq_driver *intel_pstate_probe(const struct hw_machine *m,
                                                 const struct kparams *kp, bool *hwp);
+/* ITMT priorities of every CPU of m for kp, and support when they differ
+ * (intel_pstate_set_itmt_prio); hwp as intel_pstate_probe set it. */
+void intel_pstate_itmt_init(const struct hw_machine *m, const struct kparams *kp, bool hwp,
+                            struct itmt *it);
+/* HWP_CAPABILITIES highest performance of cpu (max_mhz / 100 when the
+ * machine file gives none). */
+uint32_t intel_pstate_hwp_highest_perf(const struct hw_machine *m, int cpu);
 /* HWP request of p from its policy and limits, then re-evaluate the core. */
 void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p);
 /* HWP: the hardware samples core at now (a transition or its timer). */

@@ -22,18 +22,30 @@
  *    state in which the hardware runs up to its turbo limit).
  * HWP availability follows the CPU model (X86_FEATURE_HWP, Skylake on).
  *
+ * ITMT (FACTS.md §6 [A4, A6, F5]): each CPU's priority is its CPPC highest
+ * performance; when that reads 0xFF (firmware's placeholder, overclocked
+ * parts [A6]) the HWP_CAPABILITIES highest performance stands in, and since
+ * a1ff59784b27 (v6.10) also when CPPC is missing altogether (no _CPC, or not
+ * probed because _OSC did not ack CPPC v2). Once two CPUs differ, ITMT
+ * support is set (kernel/x86/itmt.c). The 6.10 fallback's stable backports
+ * (5.19+, 6.1) are not keyed: a variant that means one names 6.10. The 0xFF
+ * case is applied on every kernel: FACTS.md does not date [A6].
+ *
  * Left out: hwp_dynamic_boost, EPB without HWP, per_cpu_perf_limits,
- * hwp_only, the global max_perf_pct/min_perf_pct, no_turbo, ITMT (its own
- * change), and the adjust_perf fast path of schedutil. */
+ * hwp_only, the global max_perf_pct/min_perf_pct, no_turbo, and the
+ * adjust_perf fast path of schedutil. */
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel/acpi/cppc.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/sched.h"
+#include "kernel/x86/itmt.h"
 #include "world.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
+#define INTEL_PSTATE_ITMT_HWP_SINCE "6.10"              /* a1ff59784b27 */
 #define INTEL_PSTATE_SAMPLING_NS (10 * SIM_NS_PER_MS)      /* [F4]: at most every 10 ms */
 #define INTEL_CPUFREQ_LATENCY_NS (20 * SIM_NS_PER_US)      /* INTEL_CPUFREQ_TRANSITION_LATENCY */
 #define INTEL_CPUFREQ_DELAY_HWP_NS (5000 * SIM_NS_PER_US)  /* [F5] transition_delay_us, HWP */
@@ -167,6 +179,57 @@ const struct cpufreq_driver *intel_pstate_probe(const struct hw_machine *m,
     if (!passive)
         return &intel_pstate_driver;
     return *hwp ? &intel_cpufreq_hwp_driver : &intel_cpufreq_driver;
+}
+
+/* ---- ITMT priorities --------------------------------------------------------- */
+
+uint32_t intel_pstate_hwp_highest_perf(const struct hw_machine *m, int cpu)
+{
+    const struct hw_core_type *t = &m->types[m->cpus[cpu].type];
+    return t->hwp_highest_perf ? t->hwp_highest_perf : t->max_mhz / 100;
+}
+
+/* intel_pstate_set_itmt_prio: cpu's priority, or -1 when the driver sets
+ * none (CPPC missing on a kernel without the HWP fallback, or no HWP). */
+static int intel_pstate_set_itmt_prio(const struct hw_machine *m, const struct kparams *kp,
+                                      bool hwp, int cpu)
+{
+    struct cppc_perf_caps caps;
+    int ret = cppc_get_perf_caps(m, kp, cpu, &caps);
+    if (ret == 0 && caps.highest_perf != HW_CPPC_MAX_PERF)
+        return (int)caps.highest_perf;
+    if (!hwp)
+        return -1;
+    if (ret != 0 && !kversion_at_least(&kp->kernel, INTEL_PSTATE_ITMT_HWP_SINCE))
+        return -1;
+    return (int)intel_pstate_hwp_highest_perf(m, cpu);
+}
+
+void intel_pstate_itmt_init(const struct hw_machine *m, const struct kparams *kp, bool hwp,
+                            struct itmt *it)
+{
+    int min_perf = -1, max_perf = -1;
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        int perf = intel_pstate_set_itmt_prio(m, kp, hwp, cpu);
+        if (perf < 0)
+            continue;
+        sched_set_itmt_core_prio(m, &kp->kernel, it, perf, cpu);
+        if (min_perf < 0 || perf < min_perf)
+            min_perf = perf;
+        if (perf > max_perf)
+            max_perf = perf;
+    }
+    if (max_perf > min_perf) {
+        sched_set_itmt_support(it);
+        return;
+    }
+    char why[96];
+    if (max_perf < 0 && !acpi_cppc_processor_probe(m, kp, 0, why, sizeof why))
+        snprintf(it->why, sizeof it->why, "intel_pstate: no CPPC (%s)%s", why,
+                 hwp ? " and no HWP fallback before 6.10 (a1ff59784b27)" : " and no HWP");
+    else
+        snprintf(it->why, sizeof it->why, "intel_pstate: every CPU has the same highest "
+                 "performance");
 }
 
 /* ---- HWP: the OS side writes requests, the hardware side chooses ---------- */

@@ -105,10 +105,15 @@ static struct task *sched_dequeue(struct sched_cpu *c)
     return t;
 }
 
-static bool sched_core_idle(const struct world *w, int cpu)
+bool sched_core_is_idle(const struct world *w, int cpu)
 {
     int sib = hw_thread_sibling(&w->hw, cpu);
     return sched_cpu_idle(w, cpu) && (sib < 0 || sched_cpu_idle(w, sib));
+}
+
+static bool sched_core_idle(const struct world *w, int cpu)
+{
+    return sched_core_is_idle(w, cpu);
 }
 
 /* Scan the CPUs of prev's package, starting after prev, for the first one
@@ -193,6 +198,8 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     sim_event_schedule(&w->q, &t->done_ev, sched_segment_end(w->q.now_ns, t->work_ns, t->speed));
     /* After the segment is set up, so a frequency change re-times it. */
     cpufreq_update_util(w, cpu);
+    if (w->sched.asym_packing)
+        sched_balance_arm(w, cpu);
 }
 
 /* Newly idle: take the first queued task of another CPU, own package first. */
@@ -224,8 +231,48 @@ static void sched_pick_next(struct world *w, int cpu)
         sched_start(w, cpu, t);
         return;
     }
+    if (w->sched.asym_packing && sched_balance_newidle(w, cpu))
+        return;
     idle_enter(w, cpu);
     cpufreq_update_util(w, cpu);
+}
+
+/* Take the running task off cpu, its work so far banked; cpu's state is left
+ * to the caller (it must pick its next task). */
+static struct task *sched_detach_running(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct task *t = c->curr;
+    sim_time_t now = w->q.now_ns;
+    t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
+    if (t->work_ns < 0)
+        t->work_ns = 0;
+    sim_event_cancel(&w->q, &t->done_ev);
+    c->curr = NULL;
+    t->prev_cpu = cpu;
+    t->cpu = -1;
+    w->sched.nr_asym_migrations++;
+    return t;
+}
+
+void sched_migrate_running(struct world *w, int src, int dst)
+{
+    struct task *t = sched_detach_running(w, src);
+    /* src first, while t is on no runqueue, so src cannot pull it back. */
+    sched_pick_next(w, src);
+    struct sched_cpu *dc = &w->sched.cpu[dst];
+    bool was_idle = sched_cpu_idle(w, dst);
+    t->cpu = dst;
+    sched_enqueue(dc, t);
+    if (was_idle)
+        sched_kick(w, dst);
+}
+
+void sched_pull_running(struct world *w, int src, int dst)
+{
+    struct task *t = sched_detach_running(w, src);
+    sched_start(w, dst, t);
+    sched_pick_next(w, src);
 }
 
 static void sched_wake_done(struct sim_event *ev, void *arg)
@@ -258,12 +305,16 @@ void sched_init(struct world *w)
     s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
+        sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
         idle_enter(w, cpu);
     }
+    itmt_resolve(w->machine, w->kp, &s->itmt);
+    s->asym_packing = s->itmt.capable && s->itmt.enabled;
 }
 
 void sched_destroy(struct world *w)
 {
     free(w->sched.cpu);
     w->sched.cpu = NULL;
+    itmt_destroy(&w->sched.itmt);
 }

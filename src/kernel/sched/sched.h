@@ -7,10 +7,17 @@
  *    CPU's LLC (package), else any idle CPU there, else the previous CPU;
  *  - newidle balancing: a CPU about to idle pulls a queued task, first from its
  *    own package, then from the others;
- *  - FIFO run order on each CPU, run to completion of a work segment.
+ *  - FIFO run order on each CPU, run to completion of a work segment;
+ *  - with ITMT (kernel/x86/itmt.h), asym packing: a running task moves to an
+ *    idle CPU of higher priority, checked on each scheduler tick of a busy
+ *    CPU and when a CPU becomes newly idle (balance.c says what of the real
+ *    balancer that keeps).
  * What is dropped: time slices and preemption (EEVDF), priorities, NUMA
- * balancing, periodic load balancing (a later issue adds it for ITMT), the
- * waker's CPU (wake_affine) and the cost of a context switch.
+ * balancing, load balancing other than asym packing (with equal capacities,
+ * as on x86 before v6.12, a lone running task is never moved to another idle
+ * CPU: it stays where it started or woke), the waker's CPU (wake_affine),
+ * fork balancing (callers give a placement hint) and the cost of a context
+ * switch.
  *
  * Tasks are intrusive: a workload embeds struct task in its own objects. */
 #ifndef PMLAB_KERNEL_SCHED_SCHED_H
@@ -20,6 +27,7 @@
 #include <stdint.h>
 
 #include "kernel/sched/idle.h"
+#include "kernel/x86/itmt.h"
 #include "sim/eventq.h"
 
 struct world;
@@ -48,12 +56,16 @@ struct sched_cpu {
     int nr_queued;
     bool waking;                /* leaving an idle state to run a task */
     struct sim_event wake_ev;   /* end of the exit latency */
+    struct sim_event balance_ev; /* next scheduler tick while busy (asym packing only) */
 };
 
 struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
+    struct itmt itmt;           /* priorities and kernel.sched_itmt_enabled */
+    bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
+    uint64_t nr_asym_migrations;
 };
 
 void sched_init(struct world *w);
@@ -80,5 +92,25 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate);
  * wakeups come through sched_wake_task). After the exit latency the CPU runs
  * a queued task or goes idle again. */
 void sched_idle_wakeup(struct world *w, int cpu, enum idle_wake why);
+
+/* ---- for balance.c ---------------------------------------------------------- */
+
+/* Move the task running on src (its work so far banked) to idle CPU dst; src
+ * runs its next task or idles. */
+void sched_migrate_running(struct world *w, int src, int dst);
+/* The same for dst awake and choosing its next task (newly idle): t starts
+ * on dst now, without an idle exit. */
+void sched_pull_running(struct world *w, int src, int dst);
+/* Whether cpu's core has nothing running, queued or waking on any thread. */
+bool sched_core_is_idle(const struct world *w, int cpu);
+
+/* balance.c: asym packing. Arm cpu's tick (cpu started a task). */
+void sched_balance_arm(struct world *w, int cpu);
+void sched_balance_tick(struct sim_event *ev, void *arg);
+/* cpu found nothing to run: pull a running task from a lower-priority CPU.
+ * True if it did (cpu is then waking for it). */
+bool sched_balance_newidle(struct world *w, int cpu);
+/* The idle CPU asym packing would move a task running on src to, or -1. */
+int sched_asym_find_dst(const struct world *w, int src);
 
 #endif

@@ -1,0 +1,260 @@
+/* compute: a Geekbench 5-like CPU benchmark, for seed 003 (VALIDATION.md 1b).
+ *
+ * Geekbench 5 runs a list of CPU kernels (21 workloads: crypto, integer,
+ * floating point) first on one thread, then on one thread per CPU, and
+ * scores each phase by the kernels' speed against a reference machine. What
+ * matters to the power-management questions is where the threads run and
+ * how fast those CPUs go, so each kernel is modelled as plain work:
+ *
+ *  - single phase: each kernel is a new thread with kernel_ms of work
+ *    (ms on the reference core: core type 0 at base, alone). Its placement
+ *    hint is a uniformly random CPU: fork placement has no preference for
+ *    any core type (find_idlest_cpu compares load, not priority), and which
+ *    CPU a benchmark thread is born on is out of the benchmark's hands. The
+ *    scheduler then places it (an idle CPU near the hint) and, with ITMT,
+ *    moves it (sched/balance.c). Between kernels the benchmark pauses
+ *    gap_ms;
+ *  - multi phase: each kernel is ncpus new threads (hint: one per CPU) that
+ *    share ncpus x kernel_ms of work, cut in chunks_per_thread chunks per
+ *    thread and taken from a common pool, so faster CPUs do more chunks, as
+ *    in a work-queue benchmark. The kernel ends when the last chunk is done;
+ *  - desktop background: bg_tasks periodic tasks (compositor, browser and
+ *    session daemons), each running bg_run_us every bg_period_ms (+-10 %
+ *    jitter, random phase). They occupy CPUs when a benchmark thread wakes,
+ *    which moves it, and steal time from the multi phase.
+ *
+ * Score of a kernel = work / wall time (speed relative to the reference);
+ * a phase's score = its reference constant x the geometric mean over the
+ * kernels, as Geekbench combines workload scores. The two constants,
+ * COMPUTE_SINGLE_REF and COMPUTE_MULTI_REF, are the only calibrated numbers:
+ * fitted so the a1ff59784b27 variant (hwp-itmt in scenarios/cppc-osc.ini)
+ * scores Geekbench 5's published 1847 single / 10353 multi (VALIDATION.md
+ * 1b). Every other variant's score is a prediction.
+ *
+ * Metrics: single_score, multi_score (higher is better), single_pcore_pct
+ * (share of single-thread kernels that finished on core type 0), then the
+ * machine and idle metrics of world_collect_metrics over the whole run. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/xalloc.h"
+#include "workload/workload.h"
+#include "world.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* calibrated: Geekbench 5 points per unit of geometric-mean speed, fitted to
+ * the hwp-itmt variant's 1847 single / 10353 multi (VALIDATION.md 1b). */
+#define COMPUTE_SINGLE_REF 1030.7
+#define COMPUTE_MULTI_REF 653.4
+
+/* A run that has not finished after this much simulated time is stuck. */
+#define COMPUTE_LIMIT_NS (3600 * SIM_NS_PER_S)
+#define COMPUTE_STEP_NS (100 * SIM_NS_PER_MS)
+
+struct compute_config {
+    int64_t kernels;          /* kernels per phase */
+    double kernel_ms;         /* work per kernel (and per thread in the multi phase) */
+    double gap_ms;            /* pause between kernels */
+    int64_t chunks_per_thread;
+    int64_t bg_tasks;
+    double bg_period_ms;
+    double bg_run_us;
+};
+
+enum compute_phase { COMPUTE_SINGLE, COMPUTE_MULTI, COMPUTE_DONE };
+
+struct compute_thread {
+    struct task task;
+};
+
+struct compute_bg {
+    struct task task;
+    struct sim_event timer;
+};
+
+struct compute_run {
+    struct world *w;
+    const struct compute_config *cfg;
+    enum compute_phase phase;
+    int kernel;                     /* index within the phase */
+    sim_time_t kernel_start_ns;
+    double kernel_work_ns;
+    double log_speed[2];            /* sum of ln(speed) per phase */
+    int single_on_type0;
+    struct compute_thread *thr;     /* [ncpus] */
+    int nthr, running;
+    int64_t chunks_left;
+    double chunk_work_ns;
+    struct compute_bg *bg;          /* [bg_tasks] */
+    struct sim_event next_ev;       /* next kernel, after the gap */
+};
+
+static const struct wl_param compute_params[] = {
+    { "kernels", WL_PARAM_INT, offsetof(struct compute_config, kernels), 1, 1000, "21",
+      "kernels per phase (Geekbench 5 has 21 CPU workloads)" },
+    { "kernel_ms", WL_PARAM_DOUBLE, offsetof(struct compute_config, kernel_ms), 0.1, 1e6, "1000",
+      "work of one kernel, ms on the reference core (type 0 at base, alone); per thread in the "
+      "multi phase" },
+    { "gap_ms", WL_PARAM_DOUBLE, offsetof(struct compute_config, gap_ms), 0, 1e6, "100",
+      "pause between kernels, ms" },
+    { "chunks_per_thread", WL_PARAM_INT, offsetof(struct compute_config, chunks_per_thread), 1,
+      1000, "8", "multi phase: work chunks per thread in the common pool" },
+    { "bg_tasks", WL_PARAM_INT, offsetof(struct compute_config, bg_tasks), 0, 1000, "4",
+      "desktop background tasks (0 = a quiet machine)" },
+    { "bg_period_ms", WL_PARAM_DOUBLE, offsetof(struct compute_config, bg_period_ms), 0.1, 1e6,
+      "16.7", "period of each background task, ms (16.7: a 60 Hz compositor)" },
+    { "bg_run_us", WL_PARAM_DOUBLE, offsetof(struct compute_config, bg_run_us), 1, 1e6, "200",
+      "work of one background activation, us on the reference core" },
+    { NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+static void compute_bg_done(struct world *w, struct task *t)
+{
+    (void)w;
+    (void)t;
+}
+
+static void compute_bg_timer(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct compute_run *run = w->wl_state;
+    struct compute_bg *bg = container_of(ev, struct compute_bg, timer);
+    if (bg->task.cpu < 0)   /* still busy from the last period: skip this one */
+        sched_wake_task(w, &bg->task, run->cfg->bg_run_us * 1000.0);
+    double jitter = 0.9 + 0.2 * sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]);
+    sim_event_schedule(&w->q, ev, w->q.now_ns + 1 +
+                                  (sim_time_t)(run->cfg->bg_period_ms * SIM_NS_PER_MS * jitter));
+}
+
+static void compute_kernel_end(struct compute_run *run, double work_ns)
+{
+    struct world *w = run->w;
+    double speed = work_ns / (double)(w->q.now_ns - run->kernel_start_ns);
+    run->log_speed[run->phase] += log(speed);
+    run->kernel++;
+    sim_event_schedule(&w->q, &run->next_ev,
+                       w->q.now_ns + (sim_time_t)(run->cfg->gap_ms * SIM_NS_PER_MS));
+}
+
+static void compute_single_done(struct world *w, struct task *t)
+{
+    struct compute_run *run = w->wl_state;
+    if (w->machine->cpus[t->prev_cpu].type == 0)
+        run->single_on_type0++;
+    compute_kernel_end(run, run->kernel_work_ns);
+}
+
+static void compute_multi_done(struct world *w, struct task *t)
+{
+    struct compute_run *run = w->wl_state;
+    if (run->chunks_left > 0) {
+        run->chunks_left--;
+        sched_wake_task(w, t, run->chunk_work_ns);
+        return;
+    }
+    if (--run->running == 0)
+        compute_kernel_end(run, run->kernel_work_ns * run->nthr);
+}
+
+static void compute_start_multi(struct compute_run *run)
+{
+    struct world *w = run->w;
+    run->chunks_left = run->nthr * run->cfg->chunks_per_thread;
+    run->chunk_work_ns = run->kernel_work_ns / (double)run->cfg->chunks_per_thread;
+    run->running = run->nthr;
+    for (int i = 0; i < run->nthr; i++) {
+        task_init(&run->thr[i].task, compute_multi_done, i);
+        run->chunks_left--;
+        sched_wake_task(w, &run->thr[i].task, run->chunk_work_ns);
+    }
+}
+
+/* Start the next kernel, moving to the next phase after the last one. */
+static void compute_next(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct compute_run *run = container_of(ev, struct compute_run, next_ev);
+    if (run->kernel == run->cfg->kernels) {
+        run->phase++;
+        run->kernel = 0;
+    }
+    if (run->phase == COMPUTE_DONE)
+        return;
+    run->kernel_start_ns = w->q.now_ns;
+    if (run->phase == COMPUTE_MULTI) {
+        compute_start_multi(run);
+        return;
+    }
+    int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
+    task_init(&run->thr[0].task, compute_single_done, hint);
+    sched_wake_task(w, &run->thr[0].task, run->kernel_work_ns);
+}
+
+static void compute_start_bg(struct compute_run *run)
+{
+    struct world *w = run->w;
+    for (int i = 0; i < run->cfg->bg_tasks; i++) {
+        struct compute_bg *bg = &run->bg[i];
+        int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
+        task_init(&bg->task, compute_bg_done, hint);
+        sim_event_init(&bg->timer, compute_bg_timer);
+        double phase = sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]);
+        sim_event_schedule(&w->q, &bg->timer,
+                           (sim_time_t)(phase * run->cfg->bg_period_ms * SIM_NS_PER_MS));
+    }
+}
+
+static void compute_collect(struct compute_run *run, struct rpt_metric_set *out)
+{
+    double k = (double)run->cfg->kernels;
+    rpt_set_put(out, "single_score", "points", RPT_HIGHER_BETTER,
+                COMPUTE_SINGLE_REF * exp(run->log_speed[COMPUTE_SINGLE] / k));
+    rpt_set_put(out, "multi_score", "points", RPT_HIGHER_BETTER,
+                COMPUTE_MULTI_REF * exp(run->log_speed[COMPUTE_MULTI] / k));
+    rpt_set_put(out, "single_pcore_pct", "%", RPT_NEUTRAL, 100.0 * run->single_on_type0 / k);
+    world_collect_metrics(run->w, out);
+}
+
+static int compute_run_point(struct world *w, const void *cfgp, int load_point,
+                             struct rpt_metric_set *out, char *msg, size_t msgsize)
+{
+    (void)load_point;
+    const struct compute_config *cfg = cfgp;
+    struct compute_run run = { .w = w, .cfg = cfg, .phase = COMPUTE_SINGLE };
+    run.nthr = w->machine->ncpus;
+    run.thr = xcalloc((size_t)run.nthr, sizeof *run.thr);
+    run.bg = xcalloc((size_t)(cfg->bg_tasks ? cfg->bg_tasks : 1), sizeof *run.bg);
+    run.kernel_work_ns = cfg->kernel_ms * SIM_NS_PER_MS;
+    w->wl_state = &run;
+    sim_event_init(&run.next_ev, compute_next);
+    world_measure_reset(w);
+    compute_start_bg(&run);
+    sim_event_schedule(&w->q, &run.next_ev, w->q.now_ns);
+    while (run.phase != COMPUTE_DONE && w->q.now_ns < COMPUTE_LIMIT_NS)
+        world_run_until(w, w->q.now_ns + COMPUTE_STEP_NS);
+    int rc = 0;
+    if (run.phase != COMPUTE_DONE) {
+        snprintf(msg, msgsize, "compute: not finished after %lld s of simulated time",
+                 (long long)(COMPUTE_LIMIT_NS / SIM_NS_PER_S));
+        rc = -1;
+    } else {
+        compute_collect(&run, out);
+    }
+    w->wl_state = NULL;
+    free(run.bg);
+    free(run.thr);
+    return rc;
+}
+
+const struct wl_ops wl_compute_ops = {
+    .name = "compute",
+    .desc = "Geekbench 5-like: single-thread kernels, then one thread per CPU; scores",
+    .params = compute_params,
+    .config_size = sizeof(struct compute_config),
+    .nload_points = NULL,
+    .run = compute_run_point,
+    .combine = NULL,
+};
