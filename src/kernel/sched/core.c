@@ -81,8 +81,9 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
         sched_retime(w, sib);
 }
 
-static void sched_enqueue(struct sched_cpu *c, struct task *t)
+static void sched_enqueue(struct sched *s, struct sched_cpu *c, struct task *t)
 {
+    s->nr_queued_total++;
     t->next = NULL;
     if (c->tail)
         c->tail->next = t;
@@ -92,11 +93,12 @@ static void sched_enqueue(struct sched_cpu *c, struct task *t)
     c->nr_queued++;
 }
 
-static struct task *sched_dequeue(struct sched_cpu *c)
+static struct task *sched_dequeue(struct sched *s, struct sched_cpu *c)
 {
     struct task *t = c->head;
     if (!t)
         return NULL;
+    s->nr_queued_total--;
     c->head = t->next;
     if (!c->head)
         c->tail = NULL;
@@ -180,7 +182,7 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns)
     struct sched_cpu *c = &w->sched.cpu[cpu];
     bool was_idle = sched_cpu_idle(w, cpu);
     t->cpu = cpu;
-    sched_enqueue(c, t);
+    sched_enqueue(&w->sched, c, t);
     w->sched.nr_wakeups++;
     if (was_idle)
         sched_kick(w, cpu);
@@ -207,6 +209,8 @@ static struct task *sched_pull(struct world *w, int cpu)
 {
     const struct hw_machine *m = w->machine;
     int pkg = m->cpus[cpu].package;
+    if (w->sched.nr_queued_total == 0)
+        return NULL; /* nothing queued anywhere: skip the scan */
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 1; i < m->ncpus; i++) {
             int src = (cpu + i) % m->ncpus;
@@ -214,7 +218,7 @@ static struct task *sched_pull(struct world *w, int cpu)
             if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0)
                 continue;
             w->sched.nr_pulls++;
-            return sched_dequeue(sc);
+            return sched_dequeue(&w->sched, sc);
         }
     }
     return NULL;
@@ -224,7 +228,7 @@ static void sched_pick_next(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->waking = false;
-    struct task *t = sched_dequeue(c);
+    struct task *t = sched_dequeue(&w->sched, c);
     if (!t)
         t = sched_pull(w, cpu);
     if (t) {
@@ -263,7 +267,7 @@ void sched_migrate_running(struct world *w, int src, int dst)
     struct sched_cpu *dc = &w->sched.cpu[dst];
     bool was_idle = sched_cpu_idle(w, dst);
     t->cpu = dst;
-    sched_enqueue(dc, t);
+    sched_enqueue(&w->sched, dc, t);
     if (was_idle)
         sched_kick(w, dst);
 }

@@ -63,6 +63,7 @@ struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
+    int nr_queued_total;        /* queued tasks on all CPUs (newidle pull shortcut) */
     struct itmt itmt;           /* priorities and kernel.sched_itmt_enabled */
     bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
     uint64_t nr_asym_migrations;
