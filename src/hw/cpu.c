@@ -171,8 +171,12 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
     struct hw_core_state *cs = &hw->core[c];
     const struct hw_core_type *t = &hw->m->types[core->type];
     int st = hw_core_cstate_of(hw, core);
-    double p = st < 0 ? hw_core_active_power_mw(t, hw->core_mhz[c])
-                      : t->cstates[st].core_power_mw;
+    /* Active power depends only on the frequency: cache it per core. */
+    if (st < 0 && cs->active_mhz != hw->core_mhz[c]) {
+        cs->active_mhz = hw->core_mhz[c];
+        cs->active_mw = hw_core_active_power_mw(t, cs->active_mhz);
+    }
+    double p = st < 0 ? cs->active_mw : t->cstates[st].core_power_mw;
     /* PAUSE "greatly reduces the processor's power consumption" in a spin
      * loop (SDM, PAUSE); by how much is poll_power_ratio. */
     if (st < 0 && hw_core_only_polls(hw, core))

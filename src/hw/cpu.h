@@ -50,6 +50,8 @@ struct hw_core_state {
     sim_time_t since_ns;
     sim_time_t cstate_ns[HW_MAX_CSTATES]; /* core residency (turbostat CPU%cN) */
     double power_mw;                  /* current core power */
+    uint32_t active_mhz;              /* frequency active_mw was computed for (0: none) */
+    double active_mw;                 /* active power at active_mhz */
 };
 
 struct hw_pkg_state {
