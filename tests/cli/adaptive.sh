@@ -1,12 +1,7 @@
 #!/bin/sh
 # End-to-end checks of adaptive replications (`pmlab run --ci-target`) and of
 # what `pmlab run` prints on stderr when it is not a terminal.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-ok() { echo "ok - $*"; }
+. tests/lib.sh
 S=scenarios/example-rr.ini
 ONE="--quick --variant base" # one variant keeps this under a few seconds under ASan
 reps_of() { sed -n 's/^  "reps": \([0-9]*\),$/\1/p' "$1"; }

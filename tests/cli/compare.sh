@@ -1,12 +1,7 @@
 #!/bin/sh
 # End-to-end checks of `pmlab compare`: two saved JSON results against each
 # other, the same statistics and verdicts as `pmlab run`, exit 2 on bad input.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-ok() { echo "ok - $*"; }
+. tests/lib.sh
 S=scenarios/example-rr.ini
 
 "$P" run "$S" --quick --quiet --reps 2 --format json >"$T/a.json" || fail "run a"

@@ -1,11 +1,7 @@
 #!/bin/sh
 # `pmlab explain`: golden output on the seed scenario and on a scenario using
 # every kind of knob, and its bad input.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. tests/lib.sh
 
 for g in ibrs-off:scenarios/ibrs-off.ini good-full:tests/data/scenarios/good-full.ini; do
     name=${g%%:*}

@@ -1,13 +1,8 @@
 #!/bin/sh
 # The man page docs/pmlab.1: it renders, and it documents every subcommand
 # (from src/main.c's table) and every option their --help texts list.
-set -eu
-P=${PMLAB:-./pmlab}
+. tests/lib.sh
 M=docs/pmlab.1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-ok() { echo "ok - $*"; }
 
 [ -f "$M" ] || fail "$M is missing"
 if command -v man >/dev/null 2>&1; then

@@ -2,11 +2,7 @@
 # --plot and --report: files produced and non-empty when gnuplot is present,
 # a clear message and exit 0 when it is not, exit 2 before any run for an
 # unwritable directory.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. tests/lib.sh
 S=scenarios/example-rr.ini
 
 set +e

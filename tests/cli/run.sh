@@ -1,12 +1,7 @@
 #!/bin/sh
 # End-to-end checks of `pmlab run` and friends: output contract, determinism,
 # exit statuses, and the direction of the example's effects.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-ok() { echo "ok - $*"; }
+. tests/lib.sh
 S=scenarios/example-rr.ini
 
 # Table, JSON and CSV of the quick example.

@@ -7,11 +7,7 @@
 # prediction; the full run gives about +31 %) and stay within +-5 % of it on
 # multi-core. The mechanism: with ITMT every single-thread kernel ends on a
 # P-core; without, only some do.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. tests/lib.sh
 
 "$P" run scenarios/cppc-osc.ini --quick --quiet --format csv >"$T/all.csv" || fail "run"
 "$P" run scenarios/cppc-osc.ini --quick --quiet --format csv \

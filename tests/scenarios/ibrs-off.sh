@@ -7,11 +7,7 @@
 # full run's acceptance (+8 .. +16 %, -1 .. +3 %) because 4 replications of a
 # 2 %-step curve carry more noise; the closing note of the change that added
 # this test gives the full-run numbers.
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. tests/lib.sh
 
 "$P" run scenarios/ibrs-off.ini --quick --quiet --format csv >"$T/out.csv" || fail "run"
 field() { # metric column -> value for variant ibrs_off

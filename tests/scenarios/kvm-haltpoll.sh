@@ -10,11 +10,7 @@
 # 3-12 % (the simulated host is far less busy than the seed's, so polling is a
 # large share of its power), and C10 rises ~35 %, not 2x (7 unused E-cores sit
 # in C10 in both variants). They are asserted as "lower" and "+10 % or more".
-set -eu
-P=${PMLAB:-./pmlab}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. tests/lib.sh
 
 "$P" run scenarios/kvm-haltpoll-fio.ini --quick --quiet --format csv >"$T/fio.csv" || fail "run fio"
 "$P" run scenarios/kvm-haltpoll-netrr.ini --quick --quiet --format csv >"$T/rr.csv" || fail "run netrr"
