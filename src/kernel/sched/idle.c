@@ -80,6 +80,14 @@ int idle_validate(const struct hw_machine *m, const struct kparams *kp, const ch
     char why[128] = "";
     memset(&drv, 0, sizeof drv);
     enum idle_mode mode = idle_probe(m, kp, &drv, why, sizeof why);
+    const struct kparam *gp = kparam_find("cpuidle.governor");
+    for (int i = 0; i < kp->nset; i++) {
+        const struct ksetting *s = &kp->set[i];
+        if (s->param == gp && !cpuidle_find_governor(gp->choices[s->value]))
+            return diag_error(d, file, s->line,
+                              "cpuidle.governor=%s: pmlab models that governor only inside a "
+                              "guest ([vm] guest_cpuidle = haltpoll)", gp->choices[s->value]);
+    }
     const struct kparam *p = kparam_find("cpuidle.state_disable");
     for (int i = 0; i < kp->nset; i++) {
         const struct ksetting *s = &kp->set[i];
