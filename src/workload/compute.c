@@ -42,8 +42,8 @@
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* calibrated: Geekbench 5 points per unit of geometric-mean speed, fitted to
  * the hwp-itmt variant's 1847 single / 10353 multi (VALIDATION.md 1b). */

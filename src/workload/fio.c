@@ -35,8 +35,8 @@
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct fio_config {
     int64_t bs_kb;            /* block size, KiB */

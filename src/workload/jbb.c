@@ -101,8 +101,8 @@
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define JBB_NSLA 5
 #define JBB_LIVE_BUCKETS 16

@@ -28,8 +28,8 @@
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct netrr_config {
     int64_t streams;

@@ -23,8 +23,8 @@
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct rr_config {
     double load;            /* offered work / physical cores, 0..1 */

@@ -13,8 +13,8 @@
 #include "kernel/sched/sched.h"
 #include "util/xalloc.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define CPUFREQ_STEP_KHZ 100000u   /* the P-state table: 100 MHz ratios */
 

@@ -42,8 +42,8 @@
 #include "kernel/sched/sched.h"
 #include "kernel/x86/itmt.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define INTEL_PSTATE_ITMT_HWP_SINCE "6.10"              /* a1ff59784b27 */
 #define INTEL_PSTATE_SAMPLING_NS (10 * SIM_NS_PER_MS)      /* [F4]: at most every 10 ms */

@@ -17,8 +17,8 @@
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* Bit 0 of MSR_KVM_POLL_CONTROL: 1 (the reset value) lets the host poll. */
 #define KVM_POLL_CONTROL_ENABLE 1u

@@ -26,8 +26,8 @@
 
 #include "kernel/sched/sched.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define SCHED_ASYM_CORE_IDLE_SINCE "6.5"  /* 046a5a95c3b0 series: sched_use_asym_prio */
 

@@ -8,8 +8,8 @@
 #include "kernel/sched/sched.h"
 #include "util/xalloc.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 static void sched_pick_next(struct world *w, int cpu);
 static void sched_task_done(struct sim_event *ev, void *arg);

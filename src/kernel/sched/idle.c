@@ -20,8 +20,8 @@
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "world.h"
+#include "util/container.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* Mean interval between housekeeping timers on one CPU, ns. Calibrated to
  * data/hosts/adl0 (idle i7-1260P, Fedora): /proc/interrupts LOC grew by ~8.5
