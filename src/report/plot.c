@@ -99,6 +99,31 @@ static int plot_close_render(struct plot_files *pf, char *msg, size_t msgsize)
     return 1;
 }
 
+/* For each variant with a series `name`, write replication 1's columns xcol
+ * and ycol as one data block and add its plot clause (line colour = variant
+ * index, so plots agree). Returns the number of blocks written. */
+static int plot_series_lines(struct plot_files *pf, const struct rpt_results *r, const char *dir,
+                             const char *name, int xcol, int ycol, const char *style)
+{
+    int block = 0;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        for (int k = 0; k < var->nseries; k++) {
+            if (strcmp(var->series[k].name, name) != 0 || var->series[k].nreps == 0)
+                continue;
+            const struct rpt_series *s = &var->series[k].rep[0];
+            fprintf(pf->dat, "# %s: %s %s\n", var->name, s->cols[xcol], s->cols[ycol]);
+            for (int i = 0; i < s->nrows; i++)
+                fprintf(pf->dat, "%g %g\n", s->rows[i * s->ncols + xcol], s->rows[i * s->ncols + ycol]);
+            fprintf(pf->dat, "\n\n");
+            fprintf(pf->gp, "%s'%s/%s.dat' index %d using 1:2 with %s lc %d title '%s'",
+                    block ? ", " : "", dir, name, block, style, v + 1, var->name);
+            block++;
+        }
+    }
+    return block;
+}
+
 /* jbb's RT curve of replication 1 per variant, SLA lines, max-jOPS marks. */
 static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
 {
@@ -121,26 +146,11 @@ static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg
                            "set label 'max-jOPS %s' at first %g, graph 0.97 rotate by 90 right offset -0.7,0\n",
                     mx->mean, mx->mean, v + 1, r->variants[v].name, mx->mean);
     }
-    int block = 0;
     fprintf(pf.gp, "plot ");
-    for (int v = 0; v < r->nvariants; v++) {
-        const struct rpt_variant *var = &r->variants[v];
-        for (int k = 0; k < var->nseries; k++) {
-            const struct rpt_series *s = &var->series[k].rep[0];
-            if (strcmp(var->series[k].name, "rt_curve") != 0 || var->series[k].nreps == 0)
-                continue;
-            fprintf(pf.dat, "# %s: %s\n", var->name, "ir_jops p99_ms");
-            for (int i = 0; i < s->nrows; i++)
-                fprintf(pf.dat, "%g %g\n", s->rows[i * s->ncols + 0], s->rows[i * s->ncols + 4]);
-            fprintf(pf.dat, "\n\n");
-            fprintf(pf.gp, "%s'%s/rt_curve.dat' index %d using 1:2 with linespoints lw 2 lc %d title '%s'",
-                    block ? ", " : "", dir, block, v + 1, var->name);
-            block++;
-        }
-    }
+    int block = plot_series_lines(&pf, r, dir, "rt_curve", 0, 4, "linespoints lw 2");
+    fprintf(pf.gp, "\n");
     if (block == 0)
         return plot_discard(&pf);
-    fprintf(pf.gp, "\n");
     plot_tail(pf.gp, dir, "rt_curve");
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -231,21 +241,7 @@ static int plot_cdf(const struct rpt_results *r, const char *dir, char *msg, siz
     plot_head(pf.gp, dir, "latency_cdf", "Response-time distribution (replication 1)",
               "response time (us)", "share of requests at or below (%)");
     fprintf(pf.gp, "set logscale x\nset yrange [0:100]\nset key inside right bottom\nplot ");
-    int block = 0;
-    for (int v = 0; v < r->nvariants; v++) {
-        const struct rpt_variant *var = &r->variants[v];
-        for (int k = 0; k < var->nseries; k++) {
-            if (strcmp(var->series[k].name, "latency_cdf") != 0 || var->series[k].nreps == 0)
-                continue;
-            const struct rpt_series *s = &var->series[k].rep[0];
-            for (int i = 0; i < s->nrows; i++)
-                fprintf(pf.dat, "%g %g\n", s->rows[i * s->ncols + 1], s->rows[i * s->ncols + 0]);
-            fprintf(pf.dat, "\n\n");
-            fprintf(pf.gp, "%s'%s/latency_cdf.dat' index %d using 1:2 with lines lw 2 title '%s'",
-                    block ? ", " : "", dir, block, var->name);
-            block++;
-        }
-    }
+    int block = plot_series_lines(&pf, r, dir, "latency_cdf", 1, 0, "lines lw 2");
     fprintf(pf.gp, "\n");
     if (block == 0)
         return plot_discard(&pf);

@@ -36,7 +36,8 @@ void sim_rng_destroy(struct sim_rng *rng);
 double sim_rng_uniform(struct sim_rng *rng);
 /* Exponential with the given mean (any unit; the result has that unit). */
 double sim_rng_exp(struct sim_rng *rng, double mean);
-/* Lognormal with the given mean and coefficient of variation (stddev/mean). */
+/* Lognormal with the given mean and coefficient of variation (stddev/mean).
+ * cv <= 0 returns mean without drawing, so callers need no special case. */
 double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv);
 /* Uniform integer in [0, n). */
 uint64_t sim_rng_below(struct sim_rng *rng, uint64_t n);

@@ -120,9 +120,8 @@ static void fio_host_done(struct world *w, struct kvm_io_req *r)
         fio_post_issue(w, io, cfg->guest_complete_us + cfg->guest_submit_us);
         return;
     }
-    double lat_ns = cfg->dev_lat_us * 1000.0;
-    if (cfg->dev_lat_cv > 0)
-        lat_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE], lat_ns, cfg->dev_lat_cv);
+    double lat_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE],
+                                              cfg->dev_lat_us * 1000.0, cfg->dev_lat_cv);
     lat_ns += (double)cfg->bs_kb * 1024.0 / (cfg->dev_bw_mbps * 1e6) * 1e9;
     sim_event_schedule(&w->q, &io->dev_ev, w->q.now_ns + 1 + (sim_time_t)lat_ns);
 }

@@ -322,8 +322,6 @@ static void jbb_tx_release(struct jbb_run *run, struct jbb_tx *t)
 static double jbb_segment_ns(struct jbb_run *run)
 {
     double mean_ns = run->cfg->segment_us * 1000.0;
-    if (run->cfg->segment_cv <= 0)
-        return mean_ns;
     return sim_rng_lognormal_mean_cv(&run->w->rng[WORLD_STREAM_SERVICE], mean_ns,
                                      run->cfg->segment_cv);
 }

@@ -95,9 +95,8 @@ static void netrr_host_done(struct world *w, struct kvm_io_req *r)
         kvm_vcpu_post(w, s->vcpu, &s->gw);
         return;
     }
-    double rtt_ns = cfg->rtt_us * 1000.0;
-    if (cfg->rtt_cv > 0)
-        rtt_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE], rtt_ns, cfg->rtt_cv);
+    double rtt_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE], cfg->rtt_us * 1000.0,
+                                              cfg->rtt_cv);
     sim_event_schedule(&w->q, &s->wire_ev, w->q.now_ns + 1 + (sim_time_t)rtt_ns);
 }
 

@@ -92,8 +92,6 @@ static void rr_request_done(struct world *w, struct task *t)
 static double rr_service_ns(struct rr_run *run)
 {
     double mean_ns = run->cfg->service_us * 1000.0;
-    if (run->cfg->service_cv <= 0)
-        return mean_ns;
     return sim_rng_lognormal_mean_cv(&run->w->rng[WORLD_STREAM_SERVICE], mean_ns,
                                      run->cfg->service_cv);
 }
