@@ -1,6 +1,6 @@
 /* Scheduler and hardware physics on skx-2s: exit latency before a task runs,
  * SMT co-run slowdown with re-timing of a running segment, placement
- * preferring an idle core, idle=poll, and energy of an idle machine. */
+ * preferring an idle core, affinity to one CPU, idle=poll, and energy of an idle machine. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +79,32 @@ static void test_placement_prefers_idle_core(void **state)
     fx_free(f);
 }
 
+/* Affinity to one CPU: a second task pinned to busy cpu0 queues there instead
+ * of going to an idle core, and cpu1 going newly idle does not pull it. */
+static void test_pinned_task_waits_for_its_cpu(void **state)
+{
+    (void)state;
+    struct fx *f = fixture_new(false);
+    struct probe a = { 0 }, b = { 0 }, c = { 0 };
+    task_init(&a.t, probe_done, 0);
+    task_init(&b.t, probe_done, 0);
+    task_init(&c.t, probe_done, 1);
+    task_set_affinity(&a.t, 0);
+    task_set_affinity(&b.t, 0);
+    assert_true(task_allowed_on(&b.t, 0));
+    assert_false(task_allowed_on(&b.t, 1));
+    sched_wake_task(&f->w, &a.t, 100000);
+    sched_wake_task(&f->w, &b.t, 100000);
+    sched_wake_task(&f->w, &c.t, 10000);   /* cpu1 idles again at 12 us */
+    world_run_until(&f->w, SIM_NS_PER_MS);
+    assert_int_equal(c.ran_on, 1);
+    assert_int_equal(c.done_ns, 2000 + 10000);
+    assert_int_equal(b.ran_on, 0);
+    assert_int_equal(b.done_ns, 2000 + 100000 + 100000);
+    assert_int_equal(f->w.sched.nr_pulls, 0);
+    fx_free(f);
+}
+
 /* idle=poll: no exit latency, and the polling sibling costs smt_poll_factor. */
 static void test_idle_poll(void **state)
 {
@@ -119,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_exit_latency_then_run),
         cmocka_unit_test(test_smt_corun_retime),
         cmocka_unit_test(test_placement_prefers_idle_core),
+        cmocka_unit_test(test_pinned_task_waits_for_its_cpu),
         cmocka_unit_test(test_idle_poll),
         cmocka_unit_test(test_idle_energy),
     };

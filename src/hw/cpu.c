@@ -214,21 +214,26 @@ void hw_core_set_mhz(struct hw_state *hw, int c, uint32_t mhz, sim_time_t now_ns
     hw_core_update(hw, c, now_ns);
 }
 
-int hw_pkg_active_cores(const struct hw_state *hw, int package)
+int hw_pkg_active_cores(const struct hw_state *hw, int package, int type)
 {
     int n = 0;
     for (int c = 0; c < hw->m->ncores; c++)
-        if (hw->m->cores[c].package == package && hw->core[c].cstate < 0)
+        if (hw->m->cores[c].package == package && hw->m->cores[c].type == type &&
+            hw->core[c].cstate < 0)
             n++;
     return n;
 }
 
+/* Turbo ratio limits count active cores of the core's own type: on hybrid
+ * parts the P-cores' bins (MSR_TURBO_RATIO_LIMIT) and the E-cores' bins
+ * (MSR_SECONDARY_TURBO_RATIO_LIMIT, see data/hosts/adl0) are separate. */
 uint32_t hw_core_turbo_limit_mhz(const struct hw_state *hw, int c)
 {
-    const struct hw_core_type *t = &hw->m->types[hw->m->cores[c].type];
+    const struct hw_core *core = &hw->m->cores[c];
+    const struct hw_core_type *t = &hw->m->types[core->type];
     if (t->nturbo == 0)
         return t->max_mhz;
-    int active = hw_pkg_active_cores(hw, hw->m->cores[c].package);
+    int active = hw_pkg_active_cores(hw, core->package, core->type);
     int bin = active < 1 ? 0 : active > t->nturbo ? t->nturbo - 1 : active - 1;
     return t->turbo_mhz[bin];
 }

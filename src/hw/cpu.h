@@ -89,10 +89,12 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
 /* Set core's frequency at now_ns (accounting the time at the old one). The
  * caller re-times running work (sched_core_speed_changed). */
 void hw_core_set_mhz(struct hw_state *hw, int core, uint32_t mhz, sim_time_t now_ns);
-/* Busy (C0) cores of core's package: what the turbo limit depends on. */
-int hw_pkg_active_cores(const struct hw_state *hw, int package);
+/* Busy (C0) cores of the given core type in a package: what that type's
+ * turbo limit depends on. */
+int hw_pkg_active_cores(const struct hw_state *hw, int package, int type);
 /* The highest frequency core may run at with the package's active cores now
- * (turbo_mhz bins; max_mhz when the file has none). */
+ * (turbo_mhz bins, counting active cores of its type; max_mhz when the file
+ * has none). */
 uint32_t hw_core_turbo_limit_mhz(const struct hw_state *hw, int core);
 /* Whether cpu, while not running, keeps legacy IBRS set (see top). */
 void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set);

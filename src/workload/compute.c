@@ -48,7 +48,7 @@
 /* calibrated: Geekbench 5 points per unit of geometric-mean speed, fitted to
  * the hwp-itmt variant's 1847 single / 10353 multi (VALIDATION.md 1b). */
 #define COMPUTE_SINGLE_REF 1030.7
-#define COMPUTE_MULTI_REF 653.4
+#define COMPUTE_MULTI_REF 651.5
 
 /* A run that has not finished after this much simulated time is stuck. */
 #define COMPUTE_LIMIT_NS (3600 * SIM_NS_PER_S)

@@ -62,7 +62,7 @@ struct netrr_run {
 static const struct wl_param netrr_params[] = {
     { "streams", WL_PARAM_INT, offsetof(struct netrr_config, streams), 1, 256, "1",
       "netperf UDP_RR instances; stream i runs on vCPU i mod vcpus of the first [vm]" },
-    { "rtt_us", WL_PARAM_DOUBLE, offsetof(struct netrr_config, rtt_us), 1, 1e7, "1470",
+    { "rtt_us", WL_PARAM_DOUBLE, offsetof(struct netrr_config, rtt_us), 1, 1e7, "1588",
       "round trip outside this host (wire, remote host and VM), mean, us (calibrated: the "
       "polling variant of seed 004 to 509.8 trans/s)" },
     { "rtt_cv", WL_PARAM_DOUBLE, offsetof(struct netrr_config, rtt_cv), 0, 10, "0.1",

@@ -2,7 +2,8 @@
 # Seed 003 acceptance, quick mode: scenarios/cppc-osc.ini's [quick]
 # configuration (10 replications, 10 kernels of 500 ms). The two fixes
 # (ignore_osc_cppc_bit patch, a1ff59784b27) must score the same, single and
-# multi (within +-2 %, verdict noise: published 1848/10348 vs 1847/10353);
+# multi (within +-0.5 %: published 1848/10348 vs 1847/10353, 0.05 % apart; a
+# verdict is not asked for, as runs this tight can call 0.01 % significant);
 # both must beat the unpatched 6.9 kernel clearly on single-core (pmlab's
 # prediction; the full run gives about +31 %) and stay within +-5 % of it on
 # multi-core. The mechanism: with ITMT every single-thread kernel ends on a
@@ -21,8 +22,7 @@ within() { # value lo hi
 for m in single_score multi_score; do
     d=$(field "$T/fixes.csv" hwp-itmt $m 11)
     echo "hwp-itmt vs osc-ignore (quick): $m $d %"
-    within "$d" -2 2 || fail "fixes differ on $m by $d %"
-    [ "$(field "$T/fixes.csv" hwp-itmt $m 15)" = noise ] || fail "fixes: $m verdict not noise"
+    within "$d" -0.5 0.5 || fail "fixes differ on $m by $d %"
 done
 for v in osc-ignore hwp-itmt; do
     s=$(field "$T/all.csv" $v single_score 11)

@@ -290,6 +290,7 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             v->pin_cpu = cfg[i].npin ? cfg[i].pin[j] : -1;
             task_init(&v->task, kvm_vcpu_task_done,
                       v->pin_cpu >= 0 ? v->pin_cpu : j % w->machine->ncpus);
+            task_set_affinity(&v->task, v->pin_cpu);
             sim_event_init(&v->poll_end_ev, kvm_poll_end);
             /* Born halted: the guest idles until its first interrupt. */
             v->state = KVM_VCPU_BLOCKED;
@@ -317,11 +318,10 @@ static int kvm_vcpu_cpu(const struct kvm_vcpu *v)
     return v->task.cpu >= 0 ? v->task.cpu : v->task.prev_cpu;
 }
 
-/* Make the thread runnable with work_ns of work, on its pinned CPU. */
+/* Make the thread runnable with work_ns of work (on its pinned CPU, if any:
+ * the task's affinity). */
 static void kvm_vcpu_wake(struct world *w, struct kvm_vcpu *v, double work_ns)
 {
-    if (v->pin_cpu >= 0)
-        v->task.prev_cpu = v->pin_cpu;
     sched_wake_task(w, &v->task, work_ns);
 }
 

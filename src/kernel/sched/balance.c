@@ -19,8 +19,8 @@
  * Dropped: the ILB CPU's own cost and the kick IPI, balance intervals and
  * busy_factor (the real pull may come a few ticks later), migration cost and
  * cache hotness (task_hot), the stop-machine delay of active balance, misfit
- * and SMT-spreading balancing (group_smt_balance), and tasks that poll (KVM
- * halt polling segments are never moved). */
+ * and SMT-spreading balancing (group_smt_balance). Tasks that poll (KVM
+ * halt polling segments) and tasks pinned to one CPU are never moved. */
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -46,11 +46,12 @@ static bool sched_asym_dst_ok(const struct world *w, int cpu)
     return true;
 }
 
-/* Whether the task running on cpu may be moved. */
+/* Whether the task running on cpu may be moved: it runs work (not a poll)
+ * and its affinity is not this one CPU. */
 static bool sched_asym_movable(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return c->curr && !c->waking && !c->curr->polling;
+    return c->curr && !c->waking && !c->curr->polling && c->curr->allowed_cpu < 0;
 }
 
 int sched_asym_find_dst(const struct world *w, int src)

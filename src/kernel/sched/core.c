@@ -21,10 +21,23 @@ void task_init(struct task *t, task_done_fn done, int prev_cpu)
     t->polling = false;
     t->cpu = -1;
     t->prev_cpu = prev_cpu;
+    t->allowed_cpu = -1;
     t->work_ns = 0;
     t->speed = 1;
     t->seg_start_ns = 0;
     t->next = NULL;
+}
+
+void task_set_affinity(struct task *t, int cpu)
+{
+    t->allowed_cpu = cpu;
+    if (cpu >= 0)
+        t->prev_cpu = cpu;
+}
+
+bool task_allowed_on(const struct task *t, int cpu)
+{
+    return t->allowed_cpu < 0 || t->allowed_cpu == cpu;
 }
 
 bool sched_cpu_idle(const struct world *w, int cpu)
@@ -93,18 +106,40 @@ static void sched_enqueue(struct sched *s, struct sched_cpu *c, struct task *t)
     c->nr_queued++;
 }
 
+/* Unlink t from c's queue; prev is the task before it (NULL: t is the head). */
+static void sched_unlink(struct sched *s, struct sched_cpu *c, struct task *prev, struct task *t)
+{
+    s->nr_queued_total--;
+    if (prev)
+        prev->next = t->next;
+    else
+        c->head = t->next;
+    if (c->tail == t)
+        c->tail = prev;
+    c->nr_queued--;
+    t->next = NULL;
+}
+
 static struct task *sched_dequeue(struct sched *s, struct sched_cpu *c)
 {
     struct task *t = c->head;
-    if (!t)
-        return NULL;
-    s->nr_queued_total--;
-    c->head = t->next;
-    if (!c->head)
-        c->tail = NULL;
-    c->nr_queued--;
-    t->next = NULL;
+    if (t)
+        sched_unlink(s, c, NULL, t);
     return t;
+}
+
+/* The first task queued on c that may run on cpu (can_migrate_task's
+ * affinity test), taken off the queue; NULL if none. */
+static struct task *sched_dequeue_movable(struct sched *s, struct sched_cpu *c, int cpu)
+{
+    struct task *prev = NULL;
+    for (struct task *t = c->head; t; prev = t, t = t->next) {
+        if (task_allowed_on(t, cpu)) {
+            sched_unlink(s, c, prev, t);
+            return t;
+        }
+    }
+    return NULL;
 }
 
 bool sched_core_is_idle(const struct world *w, int cpu)
@@ -136,6 +171,8 @@ static int sched_scan_llc(const struct world *w, int prev,
 /* select_task_rq for a wakeup, see the header for the rule. */
 static int sched_select_cpu(const struct world *w, const struct task *t)
 {
+    if (t->allowed_cpu >= 0)
+        return t->allowed_cpu;
     int prev = t->prev_cpu;
     if (sched_cpu_idle(w, prev))
         return prev;
@@ -204,7 +241,8 @@ static void sched_start(struct world *w, int cpu, struct task *t)
         sched_balance_arm(w, cpu);
 }
 
-/* Newly idle: take the first queued task of another CPU, own package first. */
+/* Newly idle: take the first queued task of another CPU that may run here,
+ * own package first. */
 static struct task *sched_pull(struct world *w, int cpu)
 {
     const struct hw_machine *m = w->machine;
@@ -217,8 +255,11 @@ static struct task *sched_pull(struct world *w, int cpu)
             struct sched_cpu *sc = &w->sched.cpu[src];
             if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0)
                 continue;
+            struct task *t = sched_dequeue_movable(&w->sched, sc, cpu);
+            if (!t)
+                continue;
             w->sched.nr_pulls++;
-            return sched_dequeue(&w->sched, sc);
+            return t;
         }
     }
     return NULL;

@@ -2,6 +2,8 @@
  * placement, newly-idle pulling, and handing an empty CPU to the idle loop.
  *
  * What is kept of the kernel (kernel/sched/fair.c, v6.x):
+ *  - affinity to one CPU (a pinned thread): it is placed there and never
+ *    pulled or packed elsewhere;
  *  - wakeup placement in the spirit of select_idle_sibling(): the task's
  *    previous CPU if idle, else a CPU of a fully idle core in the previous
  *    CPU's LLC (package), else any idle CPU there, else the previous CPU;
@@ -44,6 +46,9 @@ struct task {
                                  * is in C0 as POLL, not running work */
     int cpu;                    /* CPU it is queued or running on, -1 if asleep */
     int prev_cpu;               /* last CPU it ran on (placement hint) */
+    int allowed_cpu;            /* -1: any CPU; else the only CPU its affinity
+                                 * mask allows (sched_setaffinity to one CPU, as
+                                 * pinning a vCPU thread does) */
     double work_ns;             /* remaining work, ns on the reference core alone */
     double speed;               /* speed of the running segment (hw_thread_speed) */
     sim_time_t seg_start_ns;    /* start of the running segment */
@@ -74,6 +79,11 @@ void sched_destroy(struct world *w);
 
 /* Initialise a sleeping task. prev_cpu is its placement hint. */
 void task_init(struct task *t, task_done_fn done, int prev_cpu);
+/* Restrict t to one CPU (cpu >= 0) or allow every CPU (-1): wakeups place it
+ * there and no balancing moves it elsewhere, as with a one-CPU cpus_ptr. */
+void task_set_affinity(struct task *t, int cpu);
+/* Whether t's affinity allows cpu. */
+bool task_allowed_on(const struct task *t, int cpu);
 /* Give sleeping task t work_ns of work and make it runnable. */
 void sched_wake_task(struct world *w, struct task *t, double work_ns);
 /* End t's running segment now, as if its work were done (a halt-poll loop
