@@ -164,12 +164,6 @@ static int plot_count_prefix(const struct rpt_variant *v, const char *prefix)
     return n;
 }
 
-static double plot_mean(const struct rpt_variant *v, const char *name)
-{
-    const struct rpt_metric *m = rpt_variant_metric(v, name);
-    return m ? m->mean : 0;
-}
-
 /* Stacked bars: share of CPU time per idle state (residency.*) and busy. */
 static int plot_residency(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
 {
@@ -190,10 +184,11 @@ static int plot_residency(const struct rpt_results *r, const char *dir, char *ms
     fprintf(pf.dat, "\n");
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        fprintf(pf.dat, "%s %g", var->name, plot_mean(var, "busy_pct") - plot_mean(var, "poll_pct"));
+        fprintf(pf.dat, "%s %g", var->name,
+                rpt_variant_mean(var, "busy_pct", 0) - rpt_variant_mean(var, "poll_pct", 0));
         for (int i = 0; i < base->nmetrics; i++)
             if (strncmp(base->metrics[i].name, "residency.", 10) == 0)
-                fprintf(pf.dat, " %g", plot_mean(var, base->metrics[i].name));
+                fprintf(pf.dat, " %g", rpt_variant_mean(var, base->metrics[i].name, 0));
         fprintf(pf.dat, "\n");
     }
     int ncol = 1 + plot_count_prefix(base, "residency.");
@@ -275,7 +270,8 @@ static int plot_above_below(const struct rpt_results *r, const char *dir, char *
         snprintf(below, sizeof below, "below_pct.%s", name + 10);
         fprintf(pf.dat, "%s", name + 10);
         for (int v = 0; v < r->nvariants; v++)
-            fprintf(pf.dat, " %g %g", plot_mean(&r->variants[v], name), plot_mean(&r->variants[v], below));
+            fprintf(pf.dat, " %g %g", rpt_variant_mean(&r->variants[v], name, 0),
+                    rpt_variant_mean(&r->variants[v], below, 0));
         fprintf(pf.dat, "\n");
     }
     fprintf(pf.gp, "plot for [c=2:%d] '%s/above_below.dat' using c:xtic(1) title columnheader(c)\n",

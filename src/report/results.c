@@ -187,6 +187,12 @@ const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const c
     return NULL;
 }
 
+double rpt_variant_mean(const struct rpt_variant *v, const char *name, double missing)
+{
+    const struct rpt_metric *m = rpt_variant_metric(v, name);
+    return m ? m->mean : missing;
+}
+
 const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
                                                  const char *metric)
 {

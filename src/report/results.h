@@ -117,6 +117,8 @@ void rpt_compare_all(struct rpt_results *r);
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
                         struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);
+/* The mean of metric name in v, or missing if v has no such metric. */
+double rpt_variant_mean(const struct rpt_variant *v, const char *name, double missing);
 /* The comparison of metric in variant against the first variant, or NULL. */
 const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
                                                  const char *metric);

@@ -97,12 +97,6 @@ static void table_metrics(const struct rpt_results *r, FILE *out)
     fputc('\n', out);
 }
 
-static double table_mean_of(const struct rpt_variant *v, const char *name)
-{
-    const struct rpt_metric *m = rpt_variant_metric(v, name);
-    return m ? m->mean : NAN;
-}
-
 /* turbostat's column name for a metric: residency.C1 -> C1%, core_residency.C6
  * -> CPU%c6, pkg_residency.PC6 -> Pkg%pc6. NULL for other metrics. */
 static const char *table_turbostat_column(const char *metric, char *buf, size_t size)
@@ -147,7 +141,7 @@ static void table_turbostat_cells(const struct rpt_variant *base, const struct r
                 fprintf(out, " %8s", col);
                 continue;
             }
-            double val = table_mean_of(var, name);
+            double val = rpt_variant_mean(var, name, NAN);
             if (isnan(val))
                 fprintf(out, " %8s", "-");
             else
@@ -166,11 +160,11 @@ static void table_turbostat(const struct rpt_results *r, FILE *out)
     fprintf(out, " %8s %8s\n", "PkgWatt", "CorWatt");
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        fprintf(out, "%-16s %7.2f %8.0f", var->name, table_mean_of(var, "busy_pct"),
-                table_mean_of(var, "bzy_mhz"));
+        fprintf(out, "%-16s %7.2f %8.0f", var->name, rpt_variant_mean(var, "busy_pct", NAN),
+                rpt_variant_mean(var, "bzy_mhz", NAN));
         table_turbostat_cells(base, var, out);
-        fprintf(out, " %8.2f %8.2f\n", table_mean_of(var, "pkg_watts"),
-                table_mean_of(var, "core_watts"));
+        fprintf(out, " %8.2f %8.2f\n", rpt_variant_mean(var, "pkg_watts", NAN),
+                rpt_variant_mean(var, "core_watts", NAN));
     }
 }
 
@@ -204,9 +198,11 @@ static void table_idle_states(const struct rpt_results *r, FILE *out)
                 continue;
             char below[RPT_NAME_MAX];
             snprintf(below, sizeof below, "below_pct.%s", name + 10);
-            table_above_below(out, table_mean_of(var, name), table_mean_of(var, below));
+            table_above_below(out, rpt_variant_mean(var, name, NAN),
+                              rpt_variant_mean(var, below, NAN));
         }
-        table_above_below(out, table_mean_of(var, "above_pct"), table_mean_of(var, "below_pct"));
+        table_above_below(out, rpt_variant_mean(var, "above_pct", NAN),
+                          rpt_variant_mean(var, "below_pct", NAN));
         fputc('\n', out);
     }
 }

@@ -287,10 +287,8 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             struct kvm_vcpu *v = &vm->vcpus[j];
             v->kvm = vm;
             v->vcpu_id = j;
-            v->pin_cpu = cfg[i].npin ? cfg[i].pin[j] : -1;
-            task_init(&v->task, kvm_vcpu_task_done,
-                      v->pin_cpu >= 0 ? v->pin_cpu : j % w->machine->ncpus);
-            task_set_affinity(&v->task, v->pin_cpu);
+            task_init(&v->task, kvm_vcpu_task_done, j % w->machine->ncpus);
+            task_set_affinity(&v->task, cfg[i].npin ? cfg[i].pin[j] : -1);
             sim_event_init(&v->poll_end_ev, kvm_poll_end);
             /* Born halted: the guest idles until its first interrupt. */
             v->state = KVM_VCPU_BLOCKED;
@@ -318,22 +316,15 @@ static int kvm_vcpu_cpu(const struct kvm_vcpu *v)
     return v->task.cpu >= 0 ? v->task.cpu : v->task.prev_cpu;
 }
 
-/* Make the thread runnable with work_ns of work (on its pinned CPU, if any:
- * the task's affinity). */
-static void kvm_vcpu_wake(struct world *w, struct kvm_vcpu *v, double work_ns)
-{
-    sched_wake_task(w, &v->task, work_ns);
-}
-
 /* A polling segment of window_ns: spins in C0 (task->polling). The segment
  * is given about window_ns of work at the CPU's current speed, so it ends by
  * itself even if it starts late; poll_end_ev ends it exactly on time. */
 static void kvm_vcpu_start_poll(struct world *w, struct kvm_vcpu *v, sim_time_t window_ns)
 {
-    int cpu = v->pin_cpu >= 0 ? v->pin_cpu : kvm_vcpu_cpu(v);
+    int cpu = kvm_vcpu_cpu(v);   /* a pinned vCPU's last CPU is its pin */
     v->task.polling = true;
     sim_event_schedule(&w->q, &v->poll_end_ev, w->q.now_ns + window_ns);
-    kvm_vcpu_wake(w, v, (double)window_ns * hw_thread_speed(&w->hw, cpu));
+    sched_wake_task(w, &v->task, (double)window_ns * hw_thread_speed(&w->hw, cpu));
 }
 
 static void kvm_poll_end(struct sim_event *ev, void *arg)
@@ -441,7 +432,7 @@ static void kvm_vcpu_run_next(struct world *w, struct kvm_vcpu *v)
     v->task.polling = false;
     double work_ns = gw->work_ns + v->pending_overhead_ns;
     v->pending_overhead_ns = 0;
-    kvm_vcpu_wake(w, v, work_ns);
+    sched_wake_task(w, &v->task, work_ns);
 }
 
 static void kvm_vcpu_task_done(struct world *w, struct task *t)
@@ -487,7 +478,7 @@ static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v)
     v->state = KVM_VCPU_WAKING;
     v->halt_wakeups++;
     v->task.polling = false;
-    kvm_vcpu_wake(w, v, v->kvm->cfg.block_wake_us * 1000.0);
+    sched_wake_task(w, &v->task, v->kvm->cfg.block_wake_us * 1000.0);
 }
 
 void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw)

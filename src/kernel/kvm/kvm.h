@@ -144,7 +144,6 @@ struct kvm_vcpu {
     struct task task;               /* the vCPU thread on the host */
     struct kvm *kvm;
     int vcpu_id;
-    int pin_cpu;                    /* -1 = not pinned */
     enum kvm_vcpu_state state;
     struct kvm_guest_work *head, *tail; /* pending guest work */
     struct sim_event poll_end_ev;   /* end of a halt-poll or guest-poll window */

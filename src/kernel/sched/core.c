@@ -148,11 +148,6 @@ bool sched_core_is_idle(const struct world *w, int cpu)
     return sched_cpu_idle(w, cpu) && (sib < 0 || sched_cpu_idle(w, sib));
 }
 
-static bool sched_core_idle(const struct world *w, int cpu)
-{
-    return sched_core_is_idle(w, cpu);
-}
-
 /* Scan the CPUs of prev's package, starting after prev, for the first one
  * that pred accepts. -1 if none. */
 static int sched_scan_llc(const struct world *w, int prev,
@@ -176,7 +171,7 @@ static int sched_select_cpu(const struct world *w, const struct task *t)
     int prev = t->prev_cpu;
     if (sched_cpu_idle(w, prev))
         return prev;
-    int cpu = sched_scan_llc(w, prev, sched_core_idle);
+    int cpu = sched_scan_llc(w, prev, sched_core_is_idle);
     if (cpu < 0)
         cpu = sched_scan_llc(w, prev, sched_cpu_idle);
     return cpu >= 0 ? cpu : prev;
