@@ -176,8 +176,9 @@ static void vm_tick(struct sim_event *ev, void *arg)
     sim_event_schedule(&w->q, &f->tick, w->q.now_ns + f->gap_ns);
 }
 
-static struct vmfx *vmfx_new(const char *kernel, bool patch, enum kvm_guest_idle gi,
-                             kvm_cpu_is_powersave_fn ps, sim_time_t gap_ns)
+static struct vmfx *vmfx_new_host(const char *kernel, bool patch, enum kvm_guest_idle gi,
+                                  kvm_cpu_is_powersave_fn ps, sim_time_t gap_ns,
+                                  bool shallow_host)
 {
     struct vmfx *f = calloc(1, sizeof *f);
     struct diag d = { 0 };
@@ -191,6 +192,12 @@ static struct vmfx *vmfx_new(const char *kernel, bool patch, enum kvm_guest_idle
         f->kp.patches[0] = strdup("kvm-powersave-nopoll");
         f->kp.npatches = 1;
     }
+    /* Host C-states up to C1E: these tests pin the halt-polling window
+     * rules, and a halt that ends in a C10 + PC10 exit (680 us on this
+     * machine) would be longer than every window (test_deep_host_idle). */
+    struct diag d2 = { 0 };
+    if (shallow_host)
+        assert_int_equal(kparams_set_cmdline(&f->kp, "intel_idle.max_cstate", "2", "t", 1, &d2), 0);
     struct world_key key = { .seed = 7 };
     world_init(&f->w, f->m, &f->kp, &key);
     struct kvm_vm_config c;
@@ -205,6 +212,12 @@ static struct vmfx *vmfx_new(const char *kernel, bool patch, enum kvm_guest_idle
     sim_event_init(&f->tick, vm_tick);
     sim_event_schedule(&f->w.q, &f->tick, 1000);
     return f;
+}
+
+static struct vmfx *vmfx_new(const char *kernel, bool patch, enum kvm_guest_idle gi,
+                             kvm_cpu_is_powersave_fn ps, sim_time_t gap_ns)
+{
+    return vmfx_new_host(kernel, patch, gi, ps, gap_ns, true);
 }
 
 static double vmfx_run(struct vmfx *f, const char *metric)
@@ -245,6 +258,22 @@ static void test_world_polls_short_gaps(void **state)
     assert_true(rpt_set_get(&out, "halt_poll_success_pct")->value > 99);
     assert_true(rpt_set_get(&out, "poll_pct")->value >= 0.98 * kvm_poll);
     rpt_set_free(&out);
+    vmfx_free(f);
+}
+
+/* The same 100 us gaps with every host C-state allowed: the vCPU's CPU idles
+ * with the tick stopped and the next timer far, so menu picks C10 and the
+ * package reaches PC10; a halt then lasts at least that exit (159 + 521 us),
+ * longer than halt_poll_ns, and with shrink 0 (6.0) each such halt shuts the
+ * window again: polling never settles in. */
+static void test_deep_host_idle(void **state)
+{
+    (void)state;
+    struct vmfx *f = vmfx_new_host("6.0", false, KVM_GUEST_IDLE_HALT, fake_powersave, 100 * US,
+                                   false);
+    double kvm_poll = vmfx_run(f, "kvm_poll_pct") * f->m->ncpus;
+    assert_true(kvm_poll < 50);
+    assert_true(f->done < 200);
     vmfx_free(f);
 }
 
@@ -390,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_haltpoll_governor),
         cmocka_unit_test(test_world_polls_short_gaps),
         cmocka_unit_test(test_world_long_gaps_close_window),
+        cmocka_unit_test(test_deep_host_idle),
         cmocka_unit_test(test_patch_needs_powersave),
         cmocka_unit_test(test_msr_poll_control),
         cmocka_unit_test(test_per_vm_limit),

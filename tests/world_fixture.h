@@ -1,5 +1,6 @@
-/* A simulated skx-2s world for tests (cpufreq.off=1 unless overridden): the
- * machine file, a variant's command line and sysfs writes (space-separated, kernel quoting rules), optional
+/* A simulated world for tests (skx-2s unless a machine file is named;
+ * cpufreq.off=1 unless overridden): the machine file, a variant's command
+ * line and sysfs writes (space-separated, kernel quoting rules), optional
  * calibration overrides, and a probe task that records when it finished.
  * Header-only (static functions) so each test program stays one file. */
 #ifndef PMLAB_TESTS_WORLD_FIXTURE_H
@@ -55,13 +56,14 @@ static inline void fx_apply(struct kparams *kp, const char *text,
     cmdline_free(&c);
 }
 
-/* skx-2s with calibration overrides calib[n] (key, value) applied first. */
-static inline struct fx *fx_new_calib(const char *cmdline, const char *sysfs,
-                                      const struct hw_calib *calib, int n)
+/* Machine file path with calibration overrides calib[n] (key, value) applied
+ * first, and kernel config options (CONFIG_HZ=1000 ...) before the command line. */
+static inline struct fx *fx_new_machine(const char *path, const char *config, const char *cmdline,
+                                        const char *sysfs, const struct hw_calib *calib, int n)
 {
     struct fx *f = calloc(1, sizeof *f);
     struct diag d = { 0 };
-    f->m = hw_machine_load("machines/skx-2s.ini", &d);
+    f->m = hw_machine_load(path, &d);
     if (!f->m)
         fail_msg("%s", d.msg);
     for (int i = 0; i < n; i++)
@@ -69,12 +71,20 @@ static inline struct fx *fx_new_calib(const char *cmdline, const char *sysfs,
     kparams_init(&f->kp);
     /* Exact timings assume base frequency: no cpufreq driver unless the
      * caller's command line loads one. */
+    fx_apply(&f->kp, config, kparams_set_config);
     fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
     fx_apply(&f->kp, cmdline, kparams_set_cmdline);
     fx_apply(&f->kp, sysfs, kparams_set_sysfs);
     struct world_key key = { .seed = 3 };
     world_init(&f->w, f->m, &f->kp, &key);
     return f;
+}
+
+/* skx-2s with calibration overrides. */
+static inline struct fx *fx_new_calib(const char *cmdline, const char *sysfs,
+                                      const struct hw_calib *calib, int n)
+{
+    return fx_new_machine("machines/skx-2s.ini", NULL, cmdline, sysfs, calib, n);
 }
 
 static inline struct fx *fx_new(const char *cmdline, const char *sysfs)

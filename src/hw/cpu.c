@@ -152,17 +152,27 @@ static void hw_pkg_update(struct hw_state *hw, int pkg, sim_time_t now_ns)
     hw_power_change(hw, &ps->power_mw, p, false, now_ns);
 }
 
-/* True when the core is awake only to spin: every thread not idle polls. */
-static bool hw_core_only_polls(const struct hw_state *hw, const struct hw_core *core)
+/* Power of an awake core (some thread not idle) at its current frequency:
+ * active if a thread runs; else, if a thread spins, the PAUSE-loop share of
+ * active (poll_power_ratio: the SDM says PAUSE "greatly reduces" a spin
+ * loop's power, not by how much); else every awake thread is still in its
+ * hardware exit, powering up with clocks mostly gated: the core draws what
+ * its shallowest C-state (C1, clock-gated at operating voltage) does. That
+ * last rule is an estimate: no source gives the power of a C-state exit, and
+ * charging full active power for it made deep states look dear (issue 10). */
+static double hw_core_awake_power_mw(const struct hw_state *hw, const struct hw_core *core,
+                                     const struct hw_core_type *t, double active_mw)
 {
-    bool any = false;
+    bool polls = false;
     for (int i = 0; i < core->nthreads; i++) {
         enum hw_thread_mode md = hw->thr[core->cpus[i]].mode;
-        if (md == HW_THREAD_RUN || md == HW_THREAD_WAKE)
-            return false;
-        any |= md == HW_THREAD_POLL;
+        if (md == HW_THREAD_RUN)
+            return active_mw;
+        polls |= md == HW_THREAD_POLL;
     }
-    return any;
+    if (polls)
+        return active_mw * hw->poll_power_ratio;
+    return t->cstates[0].core_power_mw;
 }
 
 static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
@@ -176,11 +186,8 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
         cs->active_mhz = hw->core_mhz[c];
         cs->active_mw = hw_core_active_power_mw(t, cs->active_mhz);
     }
-    double p = st < 0 ? cs->active_mw : t->cstates[st].core_power_mw;
-    /* PAUSE "greatly reduces the processor's power consumption" in a spin
-     * loop (SDM, PAUSE); by how much is poll_power_ratio. */
-    if (st < 0 && hw_core_only_polls(hw, core))
-        p *= hw->poll_power_ratio;
+    double p = st < 0 ? hw_core_awake_power_mw(hw, core, t, cs->active_mw)
+                      : t->cstates[st].core_power_mw;
     hw_power_change(hw, &cs->power_mw, p, true, now_ns);
     if (st == cs->cstate)
         return;

@@ -15,6 +15,12 @@
  *     x ibrs_sibling_factor if the sibling sits in the kernel (idle, polling or
  *                           waking) with legacy IBRS still set: the control is
  *                           per core, so it slows the busy thread too (FACTS.md §7).
+ * Power of a core: its C-state's when all threads idle; active power at its
+ * frequency when a thread runs; a share of it (poll_power_ratio) when the
+ * awake threads only spin; its shallowest C-state's while the awake threads
+ * are still in their hardware exit (an estimate, see cpu.c). Software on the
+ * wake-up path (interrupt entry, context switch) runs as RUN: busy and at
+ * active power.
  * Energy is integrated exactly at every change of power (piecewise constant),
  * so it does not depend on any sampling period. */
 #ifndef PMLAB_HW_CPU_H
@@ -30,7 +36,7 @@ enum hw_thread_mode {
     HW_THREAD_RUN,    /* executing work */
     HW_THREAD_POLL,   /* spinning in the idle loop (idle=poll, POLL state, KVM halt polling) */
     HW_THREAD_IDLE,   /* in hardware C-state `cstate` */
-    HW_THREAD_WAKE,   /* leaving C-state `cstate`: exit latency */
+    HW_THREAD_WAKE,   /* leaving C-state `cstate`: the hardware exit latency */
 };
 
 struct hw_thread {

@@ -54,6 +54,16 @@ static const struct hw_calib_desc calib_registry[] = {
       .min = 0, .max = 100000,
       .description = "extra delay before an interrupt handler runs when the idle state was "
                      "entered with interrupts off (the idle exit path runs first)" },
+    { .key = "wake_irq_ns", .unit = "ns", .default_value = 1500,
+      .min = 0, .max = 100000,
+      .description = "kernel time on a CPU woken from idle by an interrupt (IPI, timer, tick): "
+                     "entry, handler and exit, counted as busy (FACTS-2.md section 7: IPI "
+                     "cost a tunable around 1-2 us)" },
+    { .key = "wake_switch_ns", .unit = "ns", .default_value = 1400,
+      .min = 0, .max = 100000,
+      .description = "kernel time to switch a CPU woken from idle to the task woken onto it, "
+                     "counted as busy (FACTS-2.md section 7: perf bench sched pipe, 2.79 us "
+                     "per two wakeups and switches)" },
     { .key = "hwp_window_us", .unit = "us", .default_value = 4000,
       .min = 100, .max = 100000,
       .description = "HWP model (hw/hwp.h): time constant of the filter on the core's C0 "

@@ -51,7 +51,8 @@ static bool sched_asym_dst_ok(const struct world *w, int cpu)
 static bool sched_asym_movable(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return c->curr && !c->waking && !c->curr->polling && c->curr->allowed_cpu < 0;
+    return c->curr && !c->waking && !c->in_done && !c->curr->polling &&
+           c->curr->allowed_cpu < 0;
 }
 
 int sched_asym_find_dst(const struct world *w, int src)

@@ -57,8 +57,9 @@ static sim_time_t sched_segment_end(sim_time_t now_ns, double work_ns, double sp
  * its completion event (a reschedule, not a recomputation from the start). */
 static void sched_retime(struct world *w, int cpu)
 {
-    struct task *t = w->sched.cpu[cpu].curr;
-    if (!t || w->sched.cpu[cpu].waking)
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct task *t = c->curr;
+    if (!t || c->waking || c->in_done)
         return;
     double speed = hw_thread_speed(&w->hw, cpu);
     if (speed == t->speed)
@@ -177,20 +178,29 @@ static int sched_select_cpu(const struct world *w, const struct task *t)
     return cpu >= 0 ? cpu : prev;
 }
 
-/* The idle exit is over: account it, then run a task or idle again. */
-static void sched_wake_complete(struct world *w, int cpu)
+/* The hardware exit is over: account the idle period, then run the kernel's
+ * wake-up path (busy, at active power) if it costs anything, then a task or
+ * idle again. */
+static void sched_wake_hw_done(struct world *w, int cpu)
 {
+    struct sched_cpu *c = &w->sched.cpu[cpu];
     idle_exit_end(w, cpu);
-    sched_pick_next(w, cpu);
+    if (c->wake_kernel_ns == 0) {
+        sched_pick_next(w, cpu);
+        return;
+    }
+    c->in_wake_kernel = true;
+    sched_set_hw_mode(w, cpu, HW_THREAD_RUN, 0);
+    sim_event_schedule(&w->q, &c->wake_ev, w->q.now_ns + c->wake_kernel_ns);
 }
 
 void sched_idle_wakeup(struct world *w, int cpu, enum idle_wake why)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->waking = true;
-    sim_time_t lat = idle_exit_begin(w, cpu, why);
+    sim_time_t lat = idle_exit_begin(w, cpu, why, &c->wake_kernel_ns);
     if (lat == 0)
-        sched_wake_complete(w, cpu); /* polling: no IPI, no exit latency */
+        sched_wake_hw_done(w, cpu); /* polling: no exit latency */
     else
         sim_event_schedule(&w->q, &c->wake_ev, w->q.now_ns + lat);
 }
@@ -210,7 +220,9 @@ static void sched_kick(struct world *w, int cpu)
 void sched_wake_task(struct world *w, struct task *t, double work_ns)
 {
     t->work_ns = work_ns;
-    int cpu = sched_select_cpu(w, t);
+    /* The current task continuing from its own done(): it stays. */
+    int cpu = t->prev_cpu >= 0 && w->sched.cpu[t->prev_cpu].curr == t ? t->prev_cpu
+                                                                       : sched_select_cpu(w, t);
     struct sched_cpu *c = &w->sched.cpu[cpu];
     bool was_idle = sched_cpu_idle(w, cpu);
     t->cpu = cpu;
@@ -319,22 +331,33 @@ static void sched_wake_done(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct sched_cpu *c = container_of(ev, struct sched_cpu, wake_ev);
-    sched_wake_complete(w, (int)(c - w->sched.cpu));
+    int cpu = (int)(c - w->sched.cpu);
+    if (!c->in_wake_kernel) {
+        sched_wake_hw_done(w, cpu);
+        return;
+    }
+    c->in_wake_kernel = false;
+    sched_pick_next(w, cpu);
 }
 
+/* A segment ends. done() runs while t is still current on cpu, as a task
+ * that wakes another does so before it sleeps: the CPU is busy to the
+ * wakee's placement. If done() gives t more work, t goes on here (it never
+ * slept); otherwise cpu picks its next task or idles. */
 static void sched_task_done(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct task *t = container_of(ev, struct task, done_ev);
     int cpu = t->cpu;
     struct sched_cpu *c = &w->sched.cpu[cpu];
-    c->curr = NULL;
     t->work_ns = 0;
     t->cpu = -1;
     t->prev_cpu = cpu;
+    c->in_done = true;
     t->done(w, t);
-    /* done() may have re-woken t (possibly onto this CPU's queue). */
-    if (!c->curr && !c->waking)
+    c->in_done = false;
+    c->curr = NULL;
+    if (!c->waking)
         sched_pick_next(w, cpu);
 }
 

@@ -15,6 +15,7 @@
 
 #include "hw/cpu.h"
 #include "kernel/idle/intel_idle.h"
+#include "kernel/time/tick_sched.h"
 #include "kernel/x86/bugs.h"
 #include "report/explain.h"
 #include "util/strutil.h"
@@ -180,6 +181,8 @@ void idle_init(struct world *w)
     is->kernel_ibrs = x86_kernel_ibrs_active(w->machine, w->kp);
     is->spec_ctrl_write_ns = (sim_time_t)hw_machine_calib(w->machine, "spec_ctrl_write_ns");
     is->irq_off_exit_ns = (sim_time_t)hw_machine_calib(w->machine, "irq_off_exit_ns");
+    is->wake_irq_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_irq_ns");
+    is->wake_switch_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_switch_ns");
     is->cpu = xcalloc((size_t)n, sizeof *is->cpu);
     is->mode = idle_probe(w->machine, w->kp, &is->drv, is->why_no_driver, sizeof is->why_no_driver);
     for (int cpu = 0; cpu < n; cpu++) {
@@ -347,20 +350,38 @@ static void idle_acct_close(struct idle_sys *is, int cpu, sim_time_t now_ns)
     ic->acct_since_ns = now_ns;
 }
 
-/* What the timer subsystem tells the governor (tick_nohz_get_sleep_length). */
+/* What the timer subsystem tells the governor (tick_nohz_get_sleep_length):
+ * the next timer as if the tick were stopped, and the time to the event the
+ * device holds now (FACTS-2.md §1). */
 static void idle_fill_timers(struct world *w, int cpu)
 {
     struct idle_sys *is = &w->idle;
     struct cpuidle_device *dev = &is->dev[cpu];
-    sim_time_t now = w->q.now_ns;
-    sim_time_t next_tick = (now / is->tick_period_ns + 1) * is->tick_period_ns;
-    dev->tick_stopped = is->cpu[cpu].tick_stopped;
-    dev->delta_tick_ns = next_tick - now;
-    dev->next_timer_ns = is->cpu[cpu].timer_ev.when_ns - now;
-    /* The tick counts as the next event when it comes first (menu/teo compare
-     * the two themselves when the tick is stopped). */
-    if (!is->cpu[cpu].tick_stopped && dev->delta_tick_ns < dev->next_timer_ns)
-        dev->next_timer_ns = dev->delta_tick_ns;
+    struct tick_sched_view v = {
+        .now_ns = w->q.now_ns,
+        .tick_period_ns = is->tick_period_ns,
+        .next_timer_ns = is->cpu[cpu].timer_ev.when_ns,
+        .can_stop_tick = is->nohz,
+        .tick_stopped = is->cpu[cpu].tick_stopped,
+    };
+    dev->tick_stopped = v.tick_stopped;
+    dev->next_timer_ns = tick_nohz_get_sleep_length(&v, &dev->delta_tick_ns);
+}
+
+/* After select: stop the tick if the governor let us and the kernel can
+ * (tick_nohz_idle_stop_tick), else arm the next tick. A stopped tick stays
+ * stopped until a task runs (tick_nohz_idle_exit), whatever the governor says
+ * on later entries of the same idle spell (FACTS-2.md §1). */
+static void idle_tick_decide(struct world *w, int cpu, bool stop_tick)
+{
+    struct idle_sys *is = &w->idle;
+    struct idle_cpu *ic = &is->cpu[cpu];
+    if (is->nohz && stop_tick)
+        ic->tick_stopped = true;
+    if (!ic->tick_stopped)
+        sim_event_schedule(&w->q, &ic->tick_ev, tick_next_ns(w->q.now_ns, is->tick_period_ns));
+    ic->nr_entries++;
+    ic->nr_tick_stopped += ic->tick_stopped;
 }
 
 static void idle_cpuidle_enter(struct world *w, int cpu)
@@ -372,11 +393,7 @@ static void idle_cpuidle_enter(struct world *w, int cpu)
     idle_fill_timers(w, cpu);
     bool stop_tick = true;
     int idx = is->gov->select(&is->drv, dev, &stop_tick);
-    /* Once stopped, the tick stays stopped until a task runs. */
-    if (is->nohz && stop_tick)
-        ic->tick_stopped = true;
-    if (!ic->tick_stopped)
-        sim_event_schedule(&w->q, &ic->tick_ev, now + dev->delta_tick_ns);
+    idle_tick_decide(w, cpu, stop_tick);
     const struct cpuidle_state *st = &is->drv.states[idx];
     ic->state = idx;
     ic->in_idle = true;
@@ -405,29 +422,55 @@ void idle_enter(struct world *w, int cpu)
     ic->state = -1;
     ic->entered_ns = w->q.now_ns;
     hw_thread_set_ibrs(&w->hw, cpu, is->kernel_ibrs);
-    if (is->mode == IDLE_MODE_POLL)
+    if (is->mode == IDLE_MODE_POLL) {
+        /* cpu_idle_poll keeps the tick; its handler does not end the spin
+         * (need_resched stays clear), so it is not an event here. */
+        ic->nr_entries++;
         sched_set_hw_mode(w, cpu, HW_THREAD_POLL, 0);
-    else
+    } else {
+        /* default_idle: the tick is stopped unconditionally when it can be. */
+        idle_tick_decide(w, cpu, true);
         sched_set_hw_mode(w, cpu, HW_THREAD_IDLE, 0);
+    }
 }
 
-sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why)
+/* Kernel code the CPU runs after the hardware exit and before it goes on:
+ * the cpuidle exit path when the state was entered with IRQs off, the
+ * SPEC_CTRL restore of the IBRS-off entry, the interrupt that woke it (none
+ * for a polling CPU woken by need_resched or POLL's own limit) and, when a
+ * task was woken onto it, the switch to that task (FACTS-2.md §7). */
+static sim_time_t idle_exit_kernel_ns(const struct idle_sys *is, const struct idle_cpu *ic,
+                                      enum idle_wake why, bool polling)
+{
+    sim_time_t ns = 0;
+    if (is->mode == IDLE_MODE_CPUIDLE && ic->state >= 0 && !polling) {
+        enum cpuidle_enter_method m = is->drv.states[ic->state].enter;
+        if (m == CPUIDLE_ENTER_MWAIT_IBRS)
+            ns += is->spec_ctrl_write_ns;
+        if (idle_irqs_off(m))
+            ns += is->irq_off_exit_ns;
+    }
+    bool interrupt = why == IDLE_WAKE_TICK || why == IDLE_WAKE_TIMER ||
+                     (why == IDLE_WAKE_IPI && !polling);
+    if (interrupt)
+        ns += is->wake_irq_ns;
+    if (why == IDLE_WAKE_IPI)
+        ns += is->wake_switch_ns;
+    return ns;
+}
+
+sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why, sim_time_t *kernel_ns)
 {
     struct idle_sys *is = &w->idle;
     struct idle_cpu *ic = &is->cpu[cpu];
     ic->wake = why;
+    ic->nr_wake[why]++;
     sim_event_cancel(&w->q, &ic->tick_ev);
     sim_event_cancel(&w->q, &ic->poll_ev);
     sim_time_t lat = hw_thread_exit_latency_ns(&w->hw, cpu);
+    *kernel_ns = idle_exit_kernel_ns(is, ic, why, w->hw.thr[cpu].mode == HW_THREAD_POLL);
     if (lat == 0)
         return 0; /* polling: it sees the work at once */
-    if (is->mode == IDLE_MODE_CPUIDLE && ic->state >= 0) {
-        enum cpuidle_enter_method m = is->drv.states[ic->state].enter;
-        if (m == CPUIDLE_ENTER_MWAIT_IBRS)
-            lat += is->spec_ctrl_write_ns; /* restore SPEC_CTRL after MWAIT */
-        if (idle_irqs_off(m))
-            lat += is->irq_off_exit_ns;
-    }
     /* Leaving idle runs kernel code, with kernel IBRS set. */
     hw_thread_set_ibrs(&w->hw, cpu, is->kernel_ibrs);
     sched_set_hw_mode(w, cpu, HW_THREAD_WAKE, w->hw.thr[cpu].cstate);
@@ -497,6 +540,8 @@ void idle_measure_reset(struct world *w, sim_time_t now_ns)
         struct idle_cpu *ic = &is->cpu[cpu];
         idle_acct_close(is, cpu, now_ns);
         memset(ic->state_time_ns, 0, sizeof ic->state_time_ns);
+        ic->nr_entries = ic->nr_tick_stopped = 0;
+        memset(ic->nr_wake, 0, sizeof ic->nr_wake);
         if (is->dev)
             memcpy(ic->base, is->dev[cpu].states_usage, sizeof ic->base);
     }
@@ -541,8 +586,22 @@ static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns, struct rpt_
                 all_usage ? 100.0 * (double)all_below / (double)all_usage : 0);
 }
 
+/* tick_stopped_pct: share of idle entries after which the tick was stopped
+ * (the governor let it stop, or it already was). */
+static void idle_collect_tick(const struct world *w, struct rpt_metric_set *out)
+{
+    uint64_t entries = 0, stopped = 0;
+    for (int cpu = 0; cpu < w->machine->ncpus; cpu++) {
+        entries += w->idle.cpu[cpu].nr_entries;
+        stopped += w->idle.cpu[cpu].nr_tick_stopped;
+    }
+    rpt_set_put(out, "tick_stopped_pct", "%", RPT_NEUTRAL,
+                entries ? 100.0 * (double)stopped / (double)entries : 0);
+}
+
 void idle_collect_metrics(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out)
 {
+    idle_collect_tick(w, out);
     if (w->idle.mode == IDLE_MODE_CPUIDLE) {
         idle_collect_cpuidle(w, now_ns, out);
         return;

@@ -41,6 +41,7 @@ enum idle_wake {
     IDLE_WAKE_TICK,       /* the periodic tick */
     IDLE_WAKE_POLL_LIMIT, /* POLL ran out of time */
     IDLE_WAKE_TIMER,      /* a housekeeping timer (not the tick) */
+    IDLE_WAKE_NR,
 };
 
 struct idle_cpu {
@@ -54,6 +55,9 @@ struct idle_cpu {
     struct sim_event poll_ev;   /* POLL time limit */
     struct sim_event timer_ev;  /* next housekeeping timer of this CPU */
     /* Metric accumulators since the measurement start. */
+    uint64_t nr_entries;        /* idle entries (governor selections) */
+    uint64_t nr_tick_stopped;   /* of those, entries that left the tick stopped */
+    uint64_t nr_wake[IDLE_WAKE_NR]; /* idle periods ended, by cause */
     sim_time_t state_time_ns[CPUIDLE_STATE_MAX];
     struct cpuidle_state_usage base[CPUIDLE_STATE_MAX]; /* counters at measure start */
 };
@@ -70,7 +74,8 @@ struct idle_sys {
     sim_time_t tick_period_ns;
     bool nohz;                          /* the tick may stop on idle CPUs */
     bool kernel_ibrs;                   /* legacy IBRS set on kernel entry */
-    sim_time_t spec_ctrl_write_ns, irq_off_exit_ns;
+    sim_time_t spec_ctrl_write_ns, irq_off_exit_ns; /* calibration, see machine.c */
+    sim_time_t wake_irq_ns, wake_switch_ns;         /* wake-up path software, ditto */
     sim_time_t measure_start_ns;
 };
 
@@ -93,11 +98,13 @@ void idle_destroy(struct world *w);
 
 /* The CPU has nothing to run: start an idle period. */
 void idle_enter(struct world *w, int cpu);
-/* Begin leaving the idle period for reason why; returns the delay before the
- * CPU runs kernel code again (exit latency and exit-path costs), 0 for a
- * polling CPU. */
-sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why);
-/* The exit is complete: account the period and let the governor learn. */
+/* Begin leaving the idle period for reason why. Returns the hardware exit
+ * latency (the CPU is then HW_THREAD_WAKE; 0 for a polling CPU) and stores
+ * in *kernel_ns the kernel code to run after it, as busy time, before the CPU
+ * goes on: exit path, interrupt, context switch (see idle.c). */
+sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why, sim_time_t *kernel_ns);
+/* The hardware exit is over (cpuidle_enter_state returns): account the
+ * period and let the governor learn. */
 void idle_exit_end(struct world *w, int cpu);
 /* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
 void idle_task_runs(struct world *w, int cpu);

@@ -60,7 +60,11 @@ struct sched_cpu {
     struct task *head, *tail;   /* queued tasks, FIFO */
     int nr_queued;
     bool waking;                /* leaving an idle state to run a task */
-    struct sim_event wake_ev;   /* end of the exit latency */
+    bool in_done;               /* curr's segment ended and its done() runs: it is
+                                 * still current, but has no work to re-time or move */
+    struct sim_event wake_ev;   /* end of the exit latency, then of the wake-up path */
+    sim_time_t wake_kernel_ns;  /* wake-up path software still to run after the exit */
+    bool in_wake_kernel;        /* running it (busy, no task yet) */
     struct sim_event balance_ev; /* next scheduler tick while busy (asym packing only) */
 };
 

@@ -1,0 +1,44 @@
+/* tick_sched: the sleep length handed to cpuidle governors, see tick_sched.h.
+ * Follows v6.x tick-sched.c [T1]. Departures: RCU, irq_work and pending
+ * softirqs never hold the tick (they would shorten the sleep length to one
+ * tick), and the timekeeping CPU's max-deferment cap is not applied; every
+ * timer of a CPU is one "next timer" (pmlab does not split the timer wheel from
+ * hrtimers, so the wheel's tick granularity is not modelled). */
+#include "kernel/time/tick_sched.h"
+
+int64_t tick_last_jiffy_ns(int64_t now_ns, int64_t tick_period_ns)
+{
+    return now_ns / tick_period_ns * tick_period_ns;
+}
+
+int64_t tick_next_ns(int64_t now_ns, int64_t tick_period_ns)
+{
+    return tick_last_jiffy_ns(now_ns, tick_period_ns) + tick_period_ns;
+}
+
+static int64_t tick_clamp0(int64_t ns)
+{
+    return ns < 0 ? 0 : ns; /* callers cope with negative values by clamping [T1, T6] */
+}
+
+int64_t tick_nohz_get_sleep_length(const struct tick_sched_view *v, int64_t *delta_next_ns)
+{
+    int64_t to_timer_ns = tick_clamp0(v->next_timer_ns - v->now_ns);
+    /* The device holds the earliest event: the tick's while it runs. */
+    int64_t delta_next = to_timer_ns;
+    if (!v->tick_stopped) {
+        int64_t to_tick_ns = tick_next_ns(v->now_ns, v->tick_period_ns) - v->now_ns;
+        if (to_tick_ns < delta_next)
+            delta_next = to_tick_ns;
+    }
+    *delta_next_ns = delta_next;
+    if (!v->can_stop_tick)
+        return delta_next;
+    /* tick_nohz_next_event: a timer due within a tick of the last jiffies
+     * update while the tick still runs is left to the tick (returns 0, and
+     * the caller falls back to delta_next). */
+    int64_t basemono_ns = tick_last_jiffy_ns(v->now_ns, v->tick_period_ns);
+    if (!v->tick_stopped && v->next_timer_ns - basemono_ns <= v->tick_period_ns)
+        return delta_next;
+    return to_timer_ns;
+}
