@@ -1,7 +1,8 @@
 /* KVM halt polling: the per-vCPU window rules on scripted halts, the
  * version-keyed defaults, kvm_arch_no_poll (poll-control MSR and the
  * kvm-powersave-nopoll patch with a fake cpufreq answer), the guest haltpoll
- * governor, whole-world runs on adl-desktop, and bad [vm] sections. */
+ * governor, whole-world runs on adl-desktop, a halt poll yielding to another
+ * host task on its CPU (skx-2s fixture), and bad [vm] sections. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include "kernel/kvm/kvm.h"
 #include "scenario/scenario.h"
 #include "world.h"
+#include "world_fixture.h"
 
 #define US 1000
 
@@ -342,6 +344,182 @@ static void test_per_vm_limit(void **state)
     vmfx_free(f);
 }
 
+/* ---- a halt poll stops when another task is runnable on its CPU ---- */
+
+#define YIELD_CPU 2
+#define YIELD_LIMIT_NS 1000000 /* kvm.halt_poll_ns: the VM's limit */
+
+struct yieldfx {
+    struct fx *f;
+    struct kvm_vcpu *v;
+    struct kvm_guest_work gw;
+    struct probe p;
+};
+
+static void yield_work_done(struct world *w, struct kvm_guest_work *gw)
+{
+    (void)w;
+    (void)gw;
+}
+
+/* Guest work of work_ns for the vCPU now (an interrupt if it is halted). */
+static void yield_post(struct yieldfx *y, double work_ns)
+{
+    y->gw = (struct kvm_guest_work){ .work_ns = work_ns, .fn = yield_work_done };
+    kvm_vcpu_post(&y->f->w, y->v, &y->gw);
+}
+
+/* skx-2s at base frequency (kernel 6.12: shrink 2, limit 1 ms), one vCPU
+ * with guest idle gi pinned to YIELD_CPU with window_ns, woken at 0 by guest
+ * work of work_ns; a sleeping probe task pinned to the same CPU. */
+static void yield_setup(struct yieldfx *y, enum kvm_guest_idle gi, int64_t window_ns,
+                        double work_ns)
+{
+    memset(y, 0, sizeof *y);
+    y->f = fx_new("kvm.halt_poll_ns=1000000", NULL);
+    struct kvm_vm_config c;
+    kvm_vm_config_init(&c, "g", 1);
+    c.npin = 1;
+    c.pin[0] = YIELD_CPU;
+    c.guest_idle = gi;
+    kvm_create_vms(&y->f->w, &c, 1);
+    y->v = kvm_get_vcpu(&y->f->w, 0, 0);
+    y->v->halt_poll_ns = window_ns; /* as if it had grown there */
+    task_init(&y->p.t, probe_done, YIELD_CPU);
+    task_set_affinity(&y->p.t, YIELD_CPU);
+    yield_post(y, work_ns);
+}
+
+/* Run until the vCPU is in state st (at most 1 ms, 1 us steps): its wakeup
+ * from the host C-state takes what the idle governor chose. */
+static void yield_run_to(struct yieldfx *y, enum kvm_vcpu_state st)
+{
+    struct world *w = &y->f->w;
+    sim_time_t end_ns = w->q.now_ns + 1000 * US;
+    while (y->v->state != st && w->q.now_ns < end_ns)
+        world_run_until(w, w->q.now_ns + US);
+    assert_int_equal(y->v->state, st);
+}
+
+/* The probe's 10 us of work, run from start_ns without a wait: the end of
+ * its segment at the speed it ran. */
+static sim_time_t yield_probe_end(const struct yieldfx *y, sim_time_t start_ns)
+{
+    return start_ns + (sim_time_t)ceil(10.0 * US / y->p.t.speed);
+}
+
+/* A vCPU polls with a 1 ms window (the limit) or a 500 us one; a
+ * task is woken onto its CPU probe_ns into the halt and the guest's interrupt
+ * comes irq_ns into it. The kernel stops the poll at the wakeup
+ * (kvm_vcpu_can_poll), the task runs at once (the CPU is in C0: no exit
+ * latency), the vCPU blocks, and the halt counts as a failed poll whose
+ * window is adjusted from the whole halt h: want_window_ns. */
+static void yield_case(int64_t window_ns, sim_time_t probe_ns, sim_time_t irq_ns,
+                       int64_t want_window_ns)
+{
+    struct yieldfx y;
+    yield_setup(&y, KVM_GUEST_IDLE_HALT, window_ns, 5 * US);
+    yield_run_to(&y, KVM_VCPU_HALT_POLL);
+    sim_time_t halt_ns = y.v->halt_start_ns, wake_ns = halt_ns + probe_ns;
+    world_run_until(&y.f->w, wake_ns);
+    sched_wake_task(&y.f->w, &y.p.t, 10 * US);
+    world_run_until(&y.f->w, wake_ns + 50 * US);
+    /* The probe ran from its wakeup, not after the window. */
+    assert_int_equal(y.p.ran_on, YIELD_CPU);
+    assert_int_equal(y.p.done_ns, yield_probe_end(&y, wake_ns));
+    assert_int_equal(y.v->state, KVM_VCPU_BLOCKED);
+    assert_int_equal(y.v->halt_poll_ns_total, probe_ns);
+    /* The interrupt wakes the blocked thread; the halt is over when it is
+     * back in the guest, so h is irq_ns plus the CPU's wakeup. */
+    world_run_until(&y.f->w, halt_ns + irq_ns);
+    yield_post(&y, 5 * US);
+    world_run_until(&y.f->w, halt_ns + irq_ns + 200 * US);
+    /* The vCPU has halted again after the interrupt's work and polls with
+     * the adjusted window. */
+    assert_int_equal(y.v->state, KVM_VCPU_HALT_POLL);
+    assert_int_equal(y.v->halts, 2);
+    assert_int_equal(y.v->halt_attempted_poll, 2);
+    assert_int_equal(y.v->halt_successful_poll, 0);
+    assert_int_equal(y.v->halt_wakeups, 2); /* the setup's and the interrupt's */
+    assert_int_equal(y.v->halt_poll_ns, want_window_ns);
+    fx_free(y.f);
+}
+
+static void test_poll_yields_window_kept(void **state)
+{
+    (void)state;
+    /* h ~ 400 us <= window 1 ms: unchanged, though the poll failed. */
+    yield_case(YIELD_LIMIT_NS, 100 * US, 400 * US, YIELD_LIMIT_NS);
+}
+
+static void test_poll_yields_window_shrinks(void **state)
+{
+    (void)state;
+    /* h ~ 1.5 ms > limit 1 ms: shrink, 1 ms / 2. */
+    yield_case(YIELD_LIMIT_NS, 100 * US, 1500 * US, YIELD_LIMIT_NS / 2);
+}
+
+static void test_poll_yields_window_grows(void **state)
+{
+    (void)state;
+    /* Window 500 us, h ~ 700 us < limit: grow x2 to 1 ms. The poll itself
+     * lasted 100 us; the rule reads the whole halt. */
+    yield_case(YIELD_LIMIT_NS / 2, 100 * US, 700 * US, YIELD_LIMIT_NS);
+}
+
+static void test_poll_not_started_behind_queued_task(void **state)
+{
+    (void)state;
+    /* The probe is queued while the vCPU runs 50 us of guest work (no
+     * preemption: it waits). At the HLT the thread is not alone on its CPU,
+     * so the poll loop stops after its first check: no poll time, the probe
+     * runs at once, the vCPU blocks, and an interrupt inside the window
+     * finds it blocked (a failed poll). */
+    struct yieldfx y;
+    yield_setup(&y, KVM_GUEST_IDLE_HALT, YIELD_LIMIT_NS, 50 * US);
+    yield_run_to(&y, KVM_VCPU_RUN);
+    sched_wake_task(&y.f->w, &y.p.t, 10 * US);
+    yield_run_to(&y, KVM_VCPU_BLOCKED);
+    world_run_until(&y.f->w, y.f->w.q.now_ns + 100 * US);
+    sim_time_t halt_ns = y.v->halt_start_ns;
+    assert_int_equal(y.p.done_ns, yield_probe_end(&y, halt_ns));
+    assert_int_equal(y.v->state, KVM_VCPU_BLOCKED);
+    assert_int_equal(y.v->halts, 1);
+    assert_int_equal(y.v->halt_attempted_poll, 1);
+    assert_int_equal(y.v->halt_poll_ns_total, 0);
+    yield_post(&y, 5 * US);
+    yield_run_to(&y, KVM_VCPU_HALT_POLL);
+    /* The next halt is alone on the CPU and polls; the blocked one failed
+     * and, at h ~ 100 us <= 1 ms, kept its window. */
+    assert_int_equal(y.v->halts, 2);
+    assert_int_equal(y.v->halt_attempted_poll, 2);
+    assert_int_equal(y.v->halt_successful_poll, 0);
+    assert_int_equal(y.v->halt_wakeups, 2);
+    assert_int_equal(y.v->halt_poll_ns, YIELD_LIMIT_NS);
+    fx_free(y.f);
+}
+
+static void test_guest_poll_keeps_cpu(void **state)
+{
+    (void)state;
+    /* Guest haltpoll polling is guest mode, not KVM's loop: pmlab does not
+     * preempt it, so a task woken onto its CPU waits for the guest's window
+     * to run out. */
+    struct yieldfx y;
+    yield_setup(&y, KVM_GUEST_IDLE_HALTPOLL, 0, 5 * US); /* the MSR stops host polling */
+    yield_run_to(&y, KVM_VCPU_GUEST_POLL);
+    /* The first halt (born halted, ~120 us) grew the window from 0 to
+     * guest_halt_poll_grow_start. */
+    sim_time_t poll_ns = y.v->idle_start_ns, wake_ns = poll_ns + 10 * US;
+    int64_t limit_ns = y.v->guest_poll_limit_ns;
+    assert_int_equal(limit_ns, 50 * US);
+    world_run_until(&y.f->w, wake_ns);
+    sched_wake_task(&y.f->w, &y.p.t, 10 * US);
+    world_run_until(&y.f->w, poll_ns + 200 * US);
+    assert_int_equal(y.p.done_ns, yield_probe_end(&y, poll_ns + limit_ns));
+    fx_free(y.f);
+}
+
 /* ---- [vm] sections ---- */
 
 static struct scenario *load_text(const char *text, struct diag *d, char *path, size_t size)
@@ -423,6 +601,11 @@ int main(void)
         cmocka_unit_test(test_patch_needs_powersave),
         cmocka_unit_test(test_msr_poll_control),
         cmocka_unit_test(test_per_vm_limit),
+        cmocka_unit_test(test_poll_yields_window_kept),
+        cmocka_unit_test(test_poll_yields_window_shrinks),
+        cmocka_unit_test(test_poll_yields_window_grows),
+        cmocka_unit_test(test_poll_not_started_behind_queued_task),
+        cmocka_unit_test(test_guest_poll_keeps_cpu),
         cmocka_unit_test(test_bad_vm_sections),
         cmocka_unit_test(test_good_vm_section),
     };

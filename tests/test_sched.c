@@ -1,6 +1,7 @@
 /* Scheduler and hardware physics on skx-2s: exit latency before a task runs,
  * SMT co-run slowdown with re-timing of a running segment, placement
- * preferring an idle core, affinity to one CPU, idle=poll, and energy of an idle machine. */
+ * preferring an idle core, affinity to one CPU, the running task told of
+ * tasks queued behind it, idle=poll, and energy of an idle machine. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -123,6 +124,52 @@ static void test_pinned_task_waits_for_its_cpu(void **state)
     fx_free(f);
 }
 
+struct watcher {
+    struct probe p;
+    int told;       /* rq_grew calls */
+};
+
+static void watcher_rq_grew(struct world *w, struct task *t)
+{
+    (void)w;
+    ((struct watcher *)t)->told++;
+}
+
+/* The running task's rq_grew hook hears of every task queued on its CPU, by
+ * a wakeup or a migration, and of nothing else: not a wakeup of an idle CPU,
+ * not a task queued elsewhere. single_task_running() follows the queue. */
+static void test_running_task_told_of_queued(void **state)
+{
+    (void)state;
+    struct fx *f = fixture_new(false);
+    struct watcher a = { 0 };
+    struct probe b = { 0 }, c = { 0 };
+    task_init(&a.p.t, probe_done, 0);
+    a.p.t.rq_grew = watcher_rq_grew;
+    task_set_affinity(&a.p.t, 0);
+    task_init(&b.t, probe_done, 0);
+    task_set_affinity(&b.t, 0);
+    task_init(&c.t, probe_done, 1);
+    sched_wake_task(&f->w, &a.p.t, 100000);
+    assert_true(sched_single_task_running(&f->w, 0, &a.p.t));
+    assert_false(sched_single_task_running(&f->w, 0, &b.t));
+    world_run_until(&f->w, 10000);     /* a runs on cpu0 from 3.5 us */
+    sched_wake_task(&f->w, &c.t, 50000); /* onto idle cpu1 */
+    world_run_until(&f->w, 20000);
+    assert_int_equal(a.told, 0);
+    assert_true(sched_single_task_running(&f->w, 0, &a.p.t));
+    sched_wake_task(&f->w, &b.t, 10000);
+    assert_int_equal(a.told, 1);
+    assert_false(sched_single_task_running(&f->w, 0, &a.p.t));
+    assert_true(sched_single_task_running(&f->w, 1, &c.t));
+    sched_migrate_running(&f->w, 1, 0); /* c queued behind a too */
+    assert_int_equal(a.told, 2);
+    world_run_until(&f->w, SIM_NS_PER_MS);
+    assert_int_equal(a.p.done_ns, C1_EXIT_NS + WAKE_KERNEL_NS + 100000); /* the hook only listens */
+    assert_int_equal(c.ran_on, 0);
+    fx_free(f);
+}
+
 /* idle=poll: no exit latency and no IPI (the poller sees need_resched), only
  * the switch; the polling sibling costs smt_poll_factor. */
 static void test_idle_poll(void **state)
@@ -166,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_smt_corun_retime),
         cmocka_unit_test(test_placement_prefers_idle_core),
         cmocka_unit_test(test_pinned_task_waits_for_its_cpu),
+        cmocka_unit_test(test_running_task_told_of_queued),
         cmocka_unit_test(test_idle_poll),
         cmocka_unit_test(test_idle_energy),
     };

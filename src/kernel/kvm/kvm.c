@@ -4,7 +4,10 @@
  * is clamped to the VM's limit when the halt starts, grow does not cap it,
  * and the window is adjusted only when polling was allowed at that halt
  * (FACTS.md §4 [K2, K5, K7]). Before 6.2 grow capped the value itself; the
- * clamp at the next halt makes the two behave the same here. */
+ * clamp at the next halt makes the two behave the same here. The poll loop
+ * goes on only while the vCPU thread is alone on its CPU and no reschedule
+ * is pending (kvm_vcpu_can_poll); pmlab sets need_resched only by queueing a
+ * task there, so the scheduler's rq_grew hook stands for both checks. */
 #include "kernel/kvm/kvm.h"
 
 #include <stddef.h>
@@ -250,6 +253,7 @@ int kvm_vm_config_check(const struct kvm_vm_config *c, const struct hw_machine *
 /* ---- the vCPU thread ---- */
 
 static void kvm_vcpu_task_done(struct world *w, struct task *t);
+static void kvm_vcpu_rq_grew(struct world *w, struct task *t);
 static void kvm_poll_end(struct sim_event *ev, void *arg);
 
 void kvm_init(struct world *w)
@@ -288,6 +292,7 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             v->kvm = vm;
             v->vcpu_id = j;
             task_init(&v->task, kvm_vcpu_task_done, j % w->machine->ncpus);
+            v->task.rq_grew = kvm_vcpu_rq_grew;
             task_set_affinity(&v->task, cfg[i].npin ? cfg[i].pin[j] : -1);
             sim_event_init(&v->poll_end_ev, kvm_poll_end);
             /* Born halted: the guest idles until its first interrupt. */
@@ -364,10 +369,15 @@ static void kvm_vcpu_halt(struct world *w, struct kvm_vcpu *v)
     v->halt_poll_allowed = !kvm_arch_no_poll(w, v);
     if (v->halt_poll_allowed && v->halt_poll_ns > 0) {
         v->halt_attempted_poll++;
-        v->state = KVM_VCPU_HALT_POLL;
-        v->poll_start_ns = w->q.now_ns;
-        kvm_vcpu_start_poll(w, v, v->halt_poll_ns);
-        return;
+        /* kvm_vcpu_can_poll: the loop goes on only while this thread is
+         * alone on its CPU; with another task queued there it checks for
+         * its event once (none: the guest has no work) and blocks. */
+        if (sched_single_task_running(w, kvm_vcpu_cpu(v), &v->task)) {
+            v->state = KVM_VCPU_HALT_POLL;
+            v->poll_start_ns = w->q.now_ns;
+            kvm_vcpu_start_poll(w, v, v->halt_poll_ns);
+            return;
+        }
     }
     v->state = KVM_VCPU_BLOCKED; /* kvm_vcpu_block: the thread sleeps */
     v->task.polling = false;
@@ -455,7 +465,10 @@ static void kvm_vcpu_task_done(struct world *w, struct task *t)
         v->halt_poll_ns_total += w->q.now_ns - (v->poll_start_ns > w->kvm.measure_start_ns
                                                 ? v->poll_start_ns : w->kvm.measure_start_ns);
         if (!v->head) {
-            v->state = KVM_VCPU_BLOCKED; /* nothing came: block */
+            /* Nothing came (the window ran out, or another task became
+             * runnable here): block. A failed poll; the window is adjusted
+             * from the whole halt when the thread wakes. */
+            v->state = KVM_VCPU_BLOCKED;
             v->task.polling = false;
             return;
         }
@@ -469,6 +482,18 @@ static void kvm_vcpu_task_done(struct world *w, struct task *t)
         abort(); /* a sleeping thread has no segment to finish */
     }
     kvm_vcpu_run_next(w, v);
+}
+
+/* Another host task was queued on the vCPU's CPU. A halt poll stops at once
+ * (kvm_vcpu_can_poll: single_task_running() and !need_resched(), FACTS.md
+ * §4 [K2]) and the thread blocks, so the other task runs. Guest work and
+ * guest haltpoll polling go on: they are guest mode, which only wakeup
+ * preemption would interrupt, and pmlab's scheduler does not preempt. */
+static void kvm_vcpu_rq_grew(struct world *w, struct task *t)
+{
+    struct kvm_vcpu *v = container_of(t, struct kvm_vcpu, task);
+    if (v->state == KVM_VCPU_HALT_POLL)
+        sched_task_finish_now(w, t); /* done() cancels poll_end_ev */
 }
 
 /* kvm_vcpu_kick of a blocked vCPU: wake its thread; the wakeup path (schedule

@@ -9,8 +9,9 @@
  *     executes HLT (a KVM guest has no cpuidle driver: default_idle), which
  *     exits to KVM; KVM's kvm_vcpu_halt then polls for up to the vCPU's
  *     window (a `polling` segment: the host CPU spins in C0, counted as POLL)
- *     and, if nothing arrives, blocks: the thread sleeps and the host CPU runs
- *     its own idle loop (cpuidle governor, C-states);
+ *     while the thread is the only task runnable on its CPU, and, if nothing
+ *     arrives, blocks: the thread sleeps and the host CPU runs its own idle
+ *     loop (cpuidle governor, C-states) or the task that ended the poll;
  *   - with the guest cpuidle-haltpoll driver, the guest first spins inside
  *     the guest (also a polling segment) under the haltpoll governor, then
  *     halts; the driver clears bit 0 of MSR_KVM_POLL_CONTROL, so the host
@@ -23,10 +24,14 @@
  * clamping to the per-VM limit (KVM_CAP_HALT_POLL) or the module parameter,
  * adjusting only when polling is allowed, kvm_arch_no_poll (the poll-control
  * MSR, and with patch kvm-powersave-nopoll the host CPU's cpufreq policy),
- * version-keyed halt_poll_ns_shrink default. Dropped: invalid wakeups (every
- * wakeup here is a guest interrupt), signals, stopping the poll when another
- * host task becomes runnable on the CPU (nothing else runs on vCPU CPUs in the
- * scenarios), halt-poll statistics other than those reported.
+ * version-keyed halt_poll_ns_shrink default, and kvm_vcpu_can_poll's
+ * single_task_running()/need_resched(): another host task queued on the
+ * vCPU's CPU (at the HLT or during the poll: the scheduler's rq_grew hook)
+ * ends the poll at once; the thread blocks, the halt counts as a failed poll
+ * and the window is adjusted from the whole halt. Dropped: invalid wakeups
+ * (every wakeup here is a guest interrupt), signals, halt-poll statistics
+ * other than those reported. The guest's own haltpoll polling is guest mode
+ * and yields to nothing: pmlab's scheduler does not preempt.
  *
  * Also here: a host I/O thread (QEMU iothread / vhost worker), the host-side
  * half of virtio, shared by the fio and netrr workloads. */

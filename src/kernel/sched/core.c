@@ -18,6 +18,7 @@ void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
     sim_event_init(&t->done_ev, sched_task_done);
     t->done = done;
+    t->rq_grew = NULL;
     t->polling = false;
     t->cpu = -1;
     t->prev_cpu = prev_cpu;
@@ -44,6 +45,21 @@ bool sched_cpu_idle(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     return !c->curr && !c->waking && c->nr_queued == 0;
+}
+
+bool sched_single_task_running(const struct world *w, int cpu, const struct task *t)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    int others_queued = c->nr_queued - (t->cpu == cpu && c->curr != t);
+    return (!c->curr || c->curr == t) && others_queued == 0;
+}
+
+/* t was queued on cpu: tell the task running there (task_rq_grew_fn). */
+static void sched_rq_grew(struct world *w, int cpu, const struct task *t)
+{
+    struct task *curr = w->sched.cpu[cpu].curr;
+    if (curr && curr != t && curr->rq_grew)
+        curr->rq_grew(w, curr);
 }
 
 /* Completion time of a segment: work at speed, rounded up to whole ns so that
@@ -230,6 +246,8 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns)
     w->sched.nr_wakeups++;
     if (was_idle)
         sched_kick(w, cpu);
+    else
+        sched_rq_grew(w, cpu, t);
 }
 
 static void sched_start(struct world *w, int cpu, struct task *t)
@@ -318,6 +336,8 @@ void sched_migrate_running(struct world *w, int src, int dst)
     sched_enqueue(&w->sched, dc, t);
     if (was_idle)
         sched_kick(w, dst);
+    else
+        sched_rq_grew(w, dst, t);
 }
 
 void sched_pull_running(struct world *w, int src, int dst)

@@ -9,7 +9,9 @@
  *    CPU's LLC (package), else any idle CPU there, else the previous CPU;
  *  - newidle balancing: a CPU about to idle pulls a queued task, first from its
  *    own package, then from the others;
- *  - FIFO run order on each CPU, run to completion of a work segment;
+ *  - FIFO run order on each CPU, run to completion of a work segment; the
+ *    running task is told when another is queued behind it (rq_grew), as a
+ *    busy-wait loop reading single_task_running() would see;
  *  - with ITMT (kernel/x86/itmt.h), asym packing: a running task moves to an
  *    idle CPU of higher priority, checked on each scheduler tick of a busy
  *    CPU and when a CPU becomes newly idle (balance.c says what of the real
@@ -38,10 +40,16 @@ struct task;
 /* Called when a task's work is done. The task is asleep on return unless the
  * callback gave it more work with sched_wake_task(). */
 typedef void (*task_done_fn)(struct world *w, struct task *t);
+/* Called on the running task t when another task is queued on its CPU (a
+ * wakeup or a migration). A kernel busy-wait loop that checks
+ * single_task_running() or need_resched() sees this and stops (KVM halt
+ * polling); the owner decides, e.g. with sched_task_finish_now(). */
+typedef void (*task_rq_grew_fn)(struct world *w, struct task *t);
 
 struct task {
     struct sim_event done_ev;   /* completion of the current work segment */
     task_done_fn done;
+    task_rq_grew_fn rq_grew;    /* NULL: nothing to do (task_init) */
     bool polling;               /* the segment spins (KVM halt polling): the CPU
                                  * is in C0 as POLL, not running work */
     int cpu;                    /* CPU it is queued or running on, -1 if asleep */
@@ -97,6 +105,9 @@ void sched_task_finish_now(struct world *w, struct task *t);
 void sched_core_speed_changed(struct world *w, int core);
 /* Whether cpu has nothing running, queued or waking. */
 bool sched_cpu_idle(const struct world *w, int cpu);
+/* single_task_running() as t sees it on cpu: no task other than t is running
+ * or queued there (t itself may be running, queued or just off the CPU). */
+bool sched_single_task_running(const struct world *w, int cpu, const struct task *t);
 
 /* Change cpu's hardware mode and re-time the running segment of its SMT
  * sibling, whose speed depends on it (DESIGN.md §3). Every mode change of a
