@@ -124,12 +124,48 @@ static void test_poll_limit(void **state)
     fx_free(f);
 }
 
+/* Core energy of an idle skx-2s over [100 ms, 100 ms + 133 us], with or
+ * without a task woken onto cpu4 at 100 ms (its work starts only after the
+ * window). */
+static double exit_window_core_mj(bool wake)
+{
+    struct fx *f = fx_ibrs(NULL, NULL);
+    struct probe p = { 0 };
+    task_init(&p.t, probe_done, 4);
+    world_run_until(&f->w, 100 * SIM_NS_PER_MS);
+    assert_int_equal(f->w.hw.thr[4].mode, HW_THREAD_IDLE);
+    assert_string_equal(f->m->types[0].cstates[f->w.hw.thr[4].cstate].name, "C6");
+    world_measure_reset(&f->w);
+    if (wake)
+        sched_wake_task(&f->w, &p.t, 1000000);
+    world_run_until(&f->w, 100 * SIM_NS_PER_MS + 133 * SIM_NS_PER_US);
+    double mj = fx_metric(f, "core_watts") * 133e-6 * 1e3;
+    fx_free(f);
+    return mj;
+}
+
+/* Leaving C6 with PC6 (92 + 41 us on skx-2s) the core powers up with its
+ * clocks still gated: it draws C1's power, not active power, until the
+ * exit is over (issue 10: exits were billed at full active power). */
+static void test_exit_power(void **state)
+{
+    (void)state;
+    double extra_mj = exit_window_core_mj(true) - exit_window_core_mj(false);
+    struct fx *f = fx_ibrs(NULL, NULL);
+    const struct hw_core_type *t = &f->m->types[0];
+    double c1_mw = t->cstates[0].core_power_mw, c6_mw = t->cstates[2].core_power_mw;
+    assert_string_equal(t->cstates[2].name, "C6");
+    fx_free(f);
+    double expect_mj = (c1_mw - c6_mw) * 133e-6;
+    assert_true(fabs(extra_mj - expect_mj) < 0.01 * expect_mj);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_reaches_c6),  cmocka_unit_test(test_pm_qos_zero_polls),
         cmocka_unit_test(test_limits_and_disable),  cmocka_unit_test(test_ibrs_tax_and_ibrs_off),
-        cmocka_unit_test(test_poll_limit),
+        cmocka_unit_test(test_poll_limit),         cmocka_unit_test(test_exit_power),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,6 +206,74 @@ static void test_idle_energy(void **state)
     fx_free(f);
 }
 
+/* A task whose completion wakes another: the waker is still current while
+ * its done() runs, so the wakee (whose last CPU is the waker's) goes to an
+ * idle core instead of queueing on the busy CPU or landing on it as if it
+ * were idle. */
+struct chain {
+    struct probe p;
+    struct probe *next;
+};
+
+static void chain_done(struct world *w, struct task *t)
+{
+    struct chain *c = (struct chain *)t;
+    probe_done(w, t);
+    assert_int_equal(w->sched.cpu[t->prev_cpu].curr, t);
+    assert_false(sched_cpu_idle(w, t->prev_cpu));
+    sched_wake_task(w, &c->next->t, 10000);
+}
+
+static void test_waker_is_current_in_done(void **state)
+{
+    (void)state;
+    struct fx *f = fixture_new(false);
+    struct chain a = { 0 };
+    struct probe b = { 0 };
+    task_init(&a.p.t, chain_done, 5);
+    task_init(&b.t, probe_done, 5);
+    a.next = &b;
+    sched_wake_task(&f->w, &a.p.t, 10000);
+    uint64_t idle_wakeups = f->w.sched.nr_idle_wakeups;
+    world_run_until(&f->w, SIM_NS_PER_MS);
+    assert_int_equal(a.p.ran_on, 5);
+    assert_int_not_equal(b.ran_on, 5);
+    assert_int_not_equal(b.ran_on, hw_thread_sibling(&f->w.hw, 5));
+    /* b's CPU was woken from idle (exit, IPI, switch), not cpu5. */
+    assert_int_equal(f->w.sched.nr_idle_wakeups, idle_wakeups + 1);
+    assert_int_equal(b.done_ns, a.p.done_ns + C1_EXIT_NS + WAKE_KERNEL_NS + 10000);
+    fx_free(f);
+}
+
+/* A task that gives itself more work from its own done() goes on where it
+ * ran: it never slept, so nothing is placed and no CPU is woken. */
+struct repeater {
+    struct probe p;
+    int left;
+};
+
+static void repeater_done(struct world *w, struct task *t)
+{
+    struct repeater *r = (struct repeater *)t;
+    probe_done(w, t);
+    if (--r->left > 0)
+        sched_wake_task(w, t, 10000);
+}
+
+static void test_self_rewake_stays(void **state)
+{
+    (void)state;
+    struct fx *f = fixture_new(false);
+    struct repeater r = { .left = 3 };
+    task_init(&r.p.t, repeater_done, 7);
+    sched_wake_task(&f->w, &r.p.t, 10000);
+    world_run_until(&f->w, SIM_NS_PER_MS);
+    assert_int_equal(r.p.ran_on, 7);
+    assert_int_equal(r.p.done_ns, C1_EXIT_NS + WAKE_KERNEL_NS + 3 * 10000);
+    assert_int_equal(f->w.sched.nr_idle_wakeups, 1);
+    fx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +284,8 @@ int main(void)
         cmocka_unit_test(test_running_task_told_of_queued),
         cmocka_unit_test(test_idle_poll),
         cmocka_unit_test(test_idle_energy),
+        cmocka_unit_test(test_waker_is_current_in_done),
+        cmocka_unit_test(test_self_rewake_stays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -267,7 +267,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
 }
 
 /* Newly idle: take the first queued task of another CPU that may run here,
- * own package first. */
+ * own package first, from CPUs with more than one task. */
 static struct task *sched_pull(struct world *w, int cpu)
 {
     const struct hw_machine *m = w->machine;
@@ -278,7 +278,11 @@ static struct task *sched_pull(struct world *w, int cpu)
         for (int i = 1; i < m->ncpus; i++) {
             int src = (cpu + i) % m->ncpus;
             struct sched_cpu *sc = &w->sched.cpu[src];
-            if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0)
+            /* sched_balance_rq detaches only from a runqueue with more than
+             * one task: a CPU waking up for its one wakee keeps it. */
+            int nr_running = sc->nr_queued + (sc->curr != NULL);
+            if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0 ||
+                nr_running <= 1)
                 continue;
             struct task *t = sched_dequeue_movable(&w->sched, sc, cpu);
             if (!t)
