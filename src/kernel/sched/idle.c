@@ -1,12 +1,14 @@
 /* idle: the per-CPU idle loop and the physics of idle entry and exit, see
- * idle.h. Follows v6.x: cpuidle_idle_call with the governor's stop-tick
+ * idle.h. Follows v6.x: cpuidle_idle_call asking the governor with the sleep
+ * length and delta_next (kernel/time/tick_sched.c), the governor's stop-tick
  * decision, the POLL state's time limit, PM QoS latency limits, and the
- * driver's entry method deciding IRQ state and IBRS handling (FACTS.md §1-2).
+ * driver's entry method deciding IRQ state and IBRS handling (FACTS.md §1-2,
+ * FACTS-2.md §1).
  *
- * Departures: no timers other than the tick (the next-timer distance is the
- * tick's when it runs, else "far"); the tick handler's own work and the cost of
- * the SPEC_CTRL write before MWAIT are not charged (both happen off the
- * wakeup's critical path); s2idle and TIMER_STOP broadcast are not modelled. */
+ * Departures: the only timers are the tick and one housekeeping timer stream
+ * per CPU; the SPEC_CTRL write before MWAIT is not charged (it is off the
+ * wakeup's critical path); a tick on a polling CPU (idle=poll) costs nothing;
+ * s2idle and TIMER_STOP broadcast are not modelled. */
 #include "kernel/sched/idle.h"
 
 #include <stdio.h>

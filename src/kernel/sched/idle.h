@@ -14,8 +14,12 @@
  * only where it matters: on idle CPUs whose tick is running (busy CPUs' ticks
  * cost nothing here). Housekeeping timers (the kernel's and daemons' hrtimers
  * and timer-wheel timers) fire on every CPU at random intervals with the mean
- * measured on a real idle machine; the next one is what the governor is told
- * as the sleep length. */
+ * measured on a real idle machine; the next one is the next timer of the
+ * sleep length the governor is told (tick_nohz_get_sleep_length).
+ *
+ * Leaving an idle state takes the hardware exit latency (HW_THREAD_WAKE),
+ * then kernel code as busy time: the exit path, the waking interrupt and the
+ * switch to a woken task (idle_exit_begin). */
 #ifndef PMLAB_KERNEL_SCHED_IDLE_H
 #define PMLAB_KERNEL_SCHED_IDLE_H
 

@@ -8,7 +8,10 @@
  *    previous CPU if idle, else a CPU of a fully idle core in the previous
  *    CPU's LLC (package), else any idle CPU there, else the previous CPU;
  *  - newidle balancing: a CPU about to idle pulls a queued task, first from its
- *    own package, then from the others;
+ *    own package, then from the others, only from a CPU with more than one
+ *    task (sched_balance_rq);
+ *  - a finishing task's done() runs while it is still current (a waker is
+ *    current when it wakes);
  *  - FIFO run order on each CPU, run to completion of a work segment; the
  *    running task is told when another is queued behind it (rq_grew), as a
  *    busy-wait loop reading single_task_running() would see;
@@ -21,7 +24,7 @@
  * as on x86 before v6.12, a lone running task is never moved to another idle
  * CPU: it stays where it started or woke), the waker's CPU (wake_affine),
  * fork balancing (callers give a placement hint) and the cost of a context
- * switch.
+ * switch on a busy CPU (a CPU woken from idle pays its wake-up path: idle.h).
  *
  * Tasks are intrusive: a workload embeds struct task in its own objects. */
 #ifndef PMLAB_KERNEL_SCHED_SCHED_H
