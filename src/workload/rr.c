@@ -12,8 +12,11 @@
  *
  * Metrics: throughput_rps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us,
  * then the machine and idle metrics of world_collect_metrics; the series
- * latency_cdf holds the response-time distribution. A run whose requests in
- * flight exceed max_inflight is overloaded and fails (exit status 1). */
+ * latency_cdf holds the response-time distribution. Throughput and latencies
+ * count only the requests that arrive in the measurement window (after
+ * warmup_ms) and complete before it ends; throughput is their number over
+ * duration_ms. A run whose requests in flight exceed max_inflight is
+ * overloaded and fails (exit status 1). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +50,8 @@ struct rr_run {
     struct rr_req *pool, *free_list;
     int64_t inflight;
     double mean_gap_ns;
-    sim_time_t measure_start_ns;
-    uint64_t completed;         /* completions inside the window */
+    sim_time_t measure_start_ns; /* end of the warm-up: requests from here on count */
+    uint64_t completed;          /* completions of requests that arrived in the window */
     struct sim_hist *lat;
     bool overloaded;
     struct sim_event arrival_ev, warmup_ev;
@@ -118,8 +121,7 @@ static void rr_arrival(struct sim_event *ev, void *arg)
 static void rr_warmup_done(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
-    struct rr_run *run = container_of(ev, struct rr_run, warmup_ev);
-    run->measure_start_ns = w->q.now_ns;
+    (void)ev;
     world_measure_reset(w);
 }
 
@@ -167,11 +169,14 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
     w->wl_state = &run;
     sim_event_init(&run.arrival_ev, rr_arrival);
     sim_event_init(&run.warmup_ev, rr_warmup_done);
-    sim_time_t warmup_ns = (sim_time_t)(cfg->warmup_ms * SIM_NS_PER_MS);
-    sim_time_t end_ns = warmup_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS);
-    sim_event_schedule(&w->q, &run.warmup_ev, warmup_ns);
+    /* The window starts when the warm-up ends, so warm-up requests are never
+     * counted, and lasts duration_ms, the throughput's denominator. Without
+     * a warm-up the reset still runs before the first arrival: both are at
+     * 0 and ties go in insertion order. */
+    run.measure_start_ns = (sim_time_t)(cfg->warmup_ms * SIM_NS_PER_MS);
+    sim_event_schedule(&w->q, &run.warmup_ev, run.measure_start_ns);
     sim_event_schedule(&w->q, &run.arrival_ev, 0);
-    world_run_until(w, end_ns);
+    world_run_until(w, run.measure_start_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS));
     int rc = 0;
     if (run.overloaded) {
         snprintf(msg, msgsize, "overloaded: more than %lld requests in flight (load %.3g too high "

@@ -127,8 +127,12 @@ static inline bool cpuidle_state_enabled(const struct cpuidle_driver *drv,
 /* Fill state 0 of drv with the core's POLL state (drivers/cpuidle/poll_state.c):
  * latency 0, residency 0, POLLING. */
 void cpuidle_poll_state_init(struct cpuidle_driver *drv);
-/* The POLL state's time limit on dev (FACTS.md §2): dev->poll_limit_ns if set,
- * else the target residency of the first enabled non-POLL state, else one tick. */
+/* The POLL state's time limit on dev, ns (cpuidle_poll_time, FACTS-2.md §2):
+ * dev->poll_limit_ns if a governor set it; else by dev->kernel (NULL = newest):
+ * from v5.11 the target residency of the first enabled non-POLL state whose
+ * residency is at least 10 µs, capped at TICK_NSEC/16, and TICK_NSEC/16 when
+ * none qualifies; v5.5 to v5.10 (and 5.4.4+) the first enabled non-POLL
+ * state's residency, else TICK_NSEC; older kernels TICK_NSEC/16. */
 int64_t cpuidle_poll_limit_ns(const struct cpuidle_driver *drv, const struct cpuidle_device *dev);
 
 /* The core's bookkeeping after an idle period in state idx of residency_ns
