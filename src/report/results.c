@@ -326,6 +326,7 @@ void rpt_results_free(struct rpt_results *r)
     free(r->description);
     free(r->machine);
     free(r->machine_desc);
+    free(r->cpus);
     memset(r, 0, sizeof *r);
 }
 

@@ -131,6 +131,7 @@ struct rpt_results {
     uint64_t seed;
     int reps;
     bool quick;
+    char *cpus;              /* the CPU list of the cpus.* metrics ("0-15"); NULL = none */
     struct rpt_variant *variants;
     int nvariants;
     struct rpt_comparison *cmp;
