@@ -47,8 +47,15 @@ void world_measure_reset(struct world *w)
 void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
 {
     hw_collect_metrics(&w->hw, w->q.now_ns, out);
-    idle_collect_metrics(w, w->q.now_ns, out);
+    idle_collect_metrics(w, w->q.now_ns, &rpt_scope_host, out);
     kvm_collect_metrics(w, out);
+    if (!w->report_cpus)
+        return;
+    /* turbostat --cpu: the per-thread quantities again, over the chosen CPUs. */
+    const struct rpt_cpu_scope cpus = { .cpus = w->report_cpus, .prefix = RPT_CPUS_PREFIX };
+    hw_collect_cpu_metrics(&w->hw, w->q.now_ns, &cpus, out);
+    idle_collect_metrics(w, w->q.now_ns, &cpus, out);
+    kvm_collect_poll(w, &cpus, out);
 }
 
 void world_run_until(struct world *w, sim_time_t end_ns)

@@ -7,6 +7,7 @@
 #ifndef PMLAB_WORLD_H
 #define PMLAB_WORLD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hw/cpu.h"
@@ -39,6 +40,9 @@ struct world {
     struct cpufreq_sys cpufreq; /* frequency policies */
     struct sched sched;       /* runqueues, tasks, idle entry */
     struct kvm_sys kvm;       /* VMs and KVM halt polling (none until kvm_create_vms) */
+    /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
+     * --cpus), shared read-only by the runner's worlds; NULL = none. */
+    const bool *report_cpus;
     uint64_t nevents;         /* events handled, for the events/s figure */
     void *wl_state;           /* the running workload's state */
 };
@@ -54,7 +58,8 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
 void world_destroy(struct world *w);
 /* Start the measurement window now: machine and idle-state accumulators. */
 void world_measure_reset(struct world *w);
-/* The machine and idle metrics of the window so far (DESIGN.md §7). */
+/* The machine, idle and KVM metrics of the window so far (DESIGN.md §7),
+ * then, with report_cpus, their per-thread ones over those CPUs as cpus.*. */
 void world_collect_metrics(struct world *w, struct rpt_metric_set *out);
 /* Run the event loop until simulated time end_ns (events at end_ns included). */
 void world_run_until(struct world *w, sim_time_t end_ns);

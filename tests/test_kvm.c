@@ -263,6 +263,31 @@ static void test_world_polls_short_gaps(void **state)
     vmfx_free(f);
 }
 
+/* kvm_poll_pct over chosen CPUs (--cpus): the vCPU's halt polling counts on
+ * its CPU (2), in % of that CPU's time, and on no other. */
+static void test_world_poll_per_cpu(void **state)
+{
+    (void)state;
+    struct vmfx *f = vmfx_new("6.0", false, KVM_GUEST_IDLE_HALT, fake_powersave, 100 * US);
+    bool *cpus = calloc((size_t)f->m->ncpus, sizeof *cpus);
+    cpus[2] = true;
+    f->w.report_cpus = cpus;
+    double host = vmfx_run(f, "kvm_poll_pct");
+    struct rpt_metric_set out = { 0 };
+    world_collect_metrics(&f->w, &out);
+    double on2 = rpt_set_get(&out, "cpus.kvm_poll_pct")->value;
+    assert_float_equal(on2, host * f->m->ncpus, 1e-9);
+    assert_true(on2 > 85);
+    assert_true(rpt_set_get(&out, "cpus.poll_pct")->value >= 0.98 * on2);
+    cpus[2] = false;
+    cpus[3] = true;
+    world_collect_metrics(&f->w, &out);
+    assert_float_equal(rpt_set_get(&out, "cpus.kvm_poll_pct")->value, 0, 0);
+    rpt_set_free(&out);
+    vmfx_free(f);
+    free(cpus);
+}
+
 /* The same 100 us gaps with every host C-state allowed: the vCPU's CPU idles
  * with the tick stopped and the next timer far, so menu picks C10 and the
  * package reaches PC10; a halt then lasts at least that exit (159 + 521 us),
@@ -608,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_guest_poll_keeps_cpu),
         cmocka_unit_test(test_bad_vm_sections),
         cmocka_unit_test(test_good_vm_section),
+        cmocka_unit_test(test_world_poll_per_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,6 +121,32 @@ static void test_example_quick_overrides(void **state)
     scenario_free(s);
 }
 
+/* [report] cpus: the seed-004 scenario reports its vCPUs' CPUs 0-15 of 24;
+ * --cpus (scenario_set_report_cpus) replaces the list, and a bad list leaves
+ * it as it was. */
+static void test_report_cpus(void **state)
+{
+    (void)state;
+    struct diag d = { 0 };
+    struct scenario *s = scenario_load("scenarios/kvm-haltpoll-fio.ini", NULL, &d);
+    if (!s)
+        fail_msg("%s", d.msg);
+    assert_non_null(s->report_cpus);
+    for (int cpu = 0; cpu < s->machine->ncpus; cpu++)
+        assert_int_equal(s->report_cpus[cpu], cpu < 16);
+    char msg[200];
+    assert_int_equal(scenario_set_report_cpus(s, "16-23", msg, sizeof msg), 0);
+    assert_true(!s->report_cpus[15] && s->report_cpus[16] && s->report_cpus[23]);
+    assert_int_equal(scenario_set_report_cpus(s, "24", msg, sizeof msg), -1);
+    assert_string_equal(msg, "CPU 24 is out of range: the machine has CPUs 0-23");
+    assert_true(!s->report_cpus[15] && s->report_cpus[16]);
+    scenario_free(s);
+    s = scenario_load("scenarios/example-rr.ini", NULL, &d);
+    assert_non_null(s);
+    assert_null(s->report_cpus);
+    scenario_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_good_full),
         cmocka_unit_test(test_example_quick_overrides),
+        cmocka_unit_test(test_report_cpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,8 +34,9 @@ static void compare_usage(void)
            "Compare two results saved by 'pmlab run --format json' without running anything:\n"
            "A's first variant is the baseline and every variant of B is compared with it\n"
            "(delta %%, its 95 %% CI by Welch's test, p-value, verdict), from the replications\n"
-           "the files hold. Both files must come from the same scenario and machine and share\n"
-           "at least one metric. A variant of B named like the baseline is shown as B:NAME\n"
+           "the files hold. Both files must come from the same scenario and machine (and,\n"
+           "when both have cpus.* metrics, the same --cpus list) and share at least one\n"
+           "metric. A variant of B named like the baseline is shown as B:NAME\n"
            "and the baseline as A:NAME.\n"
            "\n"
            "options:\n"
@@ -113,11 +114,19 @@ static int cmp_load(struct cmp_file *f)
 
 static int cmp_check_same_run(const struct cmp_file *a, const struct cmp_file *b)
 {
-    if (strcmp(a->scenario, b->scenario) == 0 && strcmp(a->machine, b->machine) == 0)
-        return 0;
-    fprintf(stderr, "pmlab compare: %s is scenario %s on %s, %s is %s on %s\n", a->path,
-            a->scenario, a->machine, b->path, b->scenario, b->machine);
-    return -1;
+    if (strcmp(a->scenario, b->scenario) != 0 || strcmp(a->machine, b->machine) != 0) {
+        fprintf(stderr, "pmlab compare: %s is scenario %s on %s, %s is %s on %s\n", a->path,
+                a->scenario, a->machine, b->path, b->scenario, b->machine);
+        return -1;
+    }
+    /* cpus.* metrics over different CPUs are different quantities. */
+    const char *cpus_a = cmp_str(a->root, "cpus"), *cpus_b = cmp_str(b->root, "cpus");
+    if (cpus_a && cpus_b && strcmp(cpus_a, cpus_b) != 0) {
+        fprintf(stderr, "pmlab compare: %s reports cpus.* over CPUs %s, %s over CPUs %s\n",
+                a->path, cpus_a, b->path, cpus_b);
+        return -1;
+    }
+    return 0;
 }
 
 /* Direction from a file's comparisons: a judged verdict plus the sign of the
@@ -271,6 +280,9 @@ static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
     r->reps = (int)json_integer_value(json_object_get(a->root, "reps"));
     r->quick = json_is_true(json_object_get(a->root, "quick")) ||
                json_is_true(json_object_get(b->root, "quick"));
+    const char *cpus = cmp_str(a->root, "cpus");
+    cpus = cpus ? cpus : cmp_str(b->root, "cpus");
+    r->cpus = cpus ? xstrdup(cpus) : NULL;
 }
 
 /* The results model: A's first variant, then every variant of B. */

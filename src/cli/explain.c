@@ -4,6 +4,7 @@
  * Every subsystem that has something to say adds a section function below. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -11,6 +12,7 @@
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
 #include "scenario/scenario.h"
+#include "util/cpulist.h"
 
 typedef void (*explain_section_fn)(const struct hw_machine *m, const struct kparams *kp,
                                    struct explain *x);
@@ -34,9 +36,10 @@ static void explain_usage(void)
            "system would show it: the Spectre v2 mitigation, the tick, the cpuidle driver\n"
            "and governor, every idle state (latency, residency, entry method: IRQs on or\n"
            "off, IBRS off; the CPUs it is disabled on), the PM QoS limits, whether ACPI\n"
-           "CPPC was probed and the ITMT state and priorities. Lines of a\n"
-           "variant that differ from the first variant are marked with '*'. Warnings the\n"
-           "kernel would print for the variant (an unknown parameter, ignored) come first.\n");
+           "CPPC was probed and the ITMT state and priorities; and the CPUs a [report] cpus\n"
+           "key restricts the cpus.* metrics to. Lines of a variant that differ from the\n"
+           "first variant are marked with '*'. Warnings the kernel would print for the\n"
+           "variant (an unknown parameter, ignored) come first.\n");
 }
 
 void cli_explain_collect(const struct scenario *s, int v, struct explain *x)
@@ -86,6 +89,18 @@ static void explain_machine(const struct hw_machine *m, FILE *out)
                 m->types[t].min_mhz, m->types[t].max_mhz, m->types[t].base_mhz);
 }
 
+/* [report] cpus: which CPUs the cpus.* metrics of a run will cover. */
+static void explain_report(const struct scenario *s, FILE *out)
+{
+    if (!s->report_cpus)
+        return;
+    char *list = cpulist_format(s->report_cpus, s->machine->ncpus);
+    fprintf(out, "report cpus %s: busy, polling, MHz, tick, residency and above/below also over\n"
+            "  these %d CPUs (cpus.* metrics; core, package and power stay host-wide)\n", list,
+            cpulist_weight(s->report_cpus, s->machine->ncpus));
+    free(list);
+}
+
 static int explain_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -124,6 +139,7 @@ static int explain_main(int argc, char **argv)
     }
     printf("scenario %s (%s)\n", s->name, s->path);
     explain_machine(s->machine, stdout);
+    explain_report(s, stdout);
     struct explain base = { 0 };
     cli_explain_collect(s, 0, &base);
     for (int v = 0; v < s->nvariants; v++) {

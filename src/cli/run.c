@@ -41,6 +41,11 @@ static void run_usage(void)
            "  --quick                  the scenario's [quick] configuration: fewer, shorter runs\n"
            "  --variant NAME           run only this variant (repeatable); each keeps the random\n"
            "                           streams it has in a full run, so its numbers are the same\n"
+           "  --cpus LIST              also report busy, polling, MHz, tick, residency and\n"
+           "                           above/below over these CPUs only, as cpus.* metrics beside\n"
+           "                           the host-wide ones (like turbostat --cpu); LIST in the\n"
+           "                           kernel's cpulist format (0-15, 0-3,8,10-11); overrides the\n"
+           "                           scenario's [report] cpus\n"
            "  --plot DIR               also write plots (PNG and SVG, with their gnuplot scripts\n"
            "                           and data) into DIR: RT curve, residency, primary metric and\n"
            "                           package power with CIs, latency CDF, above/below; needs\n"
@@ -68,6 +73,7 @@ struct run_args {
     const char *output;
     const char *plot_dir;      /* --plot */
     const char *report_dir;    /* --report */
+    const char *cpus;          /* --cpus LIST, checked once the machine is known */
     struct runner_opts opts;
     bool reps_set, max_reps_set;
     bool quiet;
@@ -120,6 +126,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "report", required_argument, NULL, 'R' },
         { "ci-target", required_argument, NULL, 'C' },
         { "max-reps", required_argument, NULL, 'M' },
+        { "cpus", required_argument, NULL, 'c' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -159,6 +166,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'q': a->opts.quick = true; break;
         case 'P': a->plot_dir = optarg; break;
         case 'R': a->report_dir = optarg; break;
+        case 'c': a->cpus = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
                 fprintf(stderr, "pmlab run: at most %d --variant options\n", RUN_MAX_SELECT);
@@ -322,6 +330,12 @@ static int run_main(int argc, char **argv)
     struct scenario *s = scenario_load(a.scenario, NULL, &d);
     if (!s) {
         fprintf(stderr, "%s\n", d.msg);
+        return EXIT_BAD_INPUT;
+    }
+    char msg[200];
+    if (a.cpus && scenario_set_report_cpus(s, a.cpus, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: --cpus: %s\n", msg);
+        scenario_free(s);
         return EXIT_BAD_INPUT;
     }
     int sel[RUN_MAX_SELECT];

@@ -358,13 +358,17 @@ static void hw_account_all(struct hw_state *hw, sim_time_t now_ns)
     hw_energy_advance(hw, now_ns);
 }
 
-/* Sum of accumulators over things whose state name is `name`, across types. */
-static double hw_sum_by_name(const struct hw_state *hw, const char *name, bool per_core)
+/* Sum of accumulators over things whose state name is `name`, across types:
+ * the cores, or the threads of scope sc. */
+static double hw_sum_by_name(const struct hw_state *hw, const char *name, bool per_core,
+                             const struct rpt_cpu_scope *sc)
 {
     const struct hw_machine *m = hw->m;
     double ns = 0;
     int n = per_core ? m->ncores : m->ncpus;
     for (int i = 0; i < n; i++) {
+        if (!per_core && !rpt_scope_has(sc, i))
+            continue;
         int type = per_core ? m->cores[i].type : m->cpus[i].type;
         int k = hw_cstate_index(&m->types[type], name);
         if (k >= 0)
@@ -389,7 +393,8 @@ static void hw_collect_residency(const struct hw_state *hw, double window_ns,
             if (rpt_set_get(out, key))
                 continue;
             rpt_set_put(out, key, "%", RPT_NEUTRAL,
-                        100.0 * hw_sum_by_name(hw, name, true) / (window_ns * m->ncores));
+                        100.0 * hw_sum_by_name(hw, name, true, &rpt_scope_host) /
+                            (window_ns * m->ncores));
         }
     }
     for (int p = 0; p < m->npkgstates; p++) {
@@ -401,45 +406,67 @@ static void hw_collect_residency(const struct hw_state *hw, double window_ns,
     }
 }
 
+/* A thread's state name with the longest prefix must fit a scoped metric name. */
+_Static_assert(sizeof "residency." - 1 + HW_NAME_MAX <= RPT_SCOPED_NAME_MAX,
+               "residency.<hw state> does not fit with the cpus. prefix");
+
 void hw_collect_thread_residency(const struct hw_state *hw, sim_time_t now_ns,
-                                 struct rpt_metric_set *out)
+                                 const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
 {
     const struct hw_machine *m = hw->m;
-    double window_ns = (double)(now_ns - hw->measure_start_ns);
+    double cpu_time_ns = (double)(now_ns - hw->measure_start_ns) * rpt_scope_ncpus(sc, m->ncpus);
     char key[RPT_NAME_MAX];
     for (int ty = 0; ty < m->ntypes; ty++) {
         for (int s = 0; s < m->types[ty].ncstates; s++) {
             const char *name = m->types[ty].cstates[s].name;
             snprintf(key, sizeof key, "residency.%s", name);
-            if (!rpt_set_get(out, key))
-                rpt_set_put(out, key, "%", RPT_NEUTRAL,
-                            100.0 * hw_sum_by_name(hw, name, false) / (window_ns * m->ncpus));
+            if (!rpt_scope_get(out, sc, key))
+                rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
+                              100.0 * hw_sum_by_name(hw, name, false, sc) / cpu_time_ns);
         }
     }
 }
 
-void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metric_set *out)
+/* turbostat's per-thread columns over the threads of sc: Busy% (C0 time,
+ * polling included), the polling share, Avg_MHz (cycles in C0 over all
+ * elapsed time) and Bzy_MHz (over C0 time). */
+static void hw_collect_threads(const struct hw_state *hw, double window_ns,
+                               const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
 {
     const struct hw_machine *m = hw->m;
-    hw_account_all(hw, now_ns);
-    double window_ns = (double)(now_ns - hw->measure_start_ns);
-    double cpu_time_ns = window_ns * m->ncpus;
+    double cpu_time_ns = window_ns * rpt_scope_ncpus(sc, m->ncpus);
     double run = 0, poll = 0, mhz_ns = 0;
+    int first = -1;
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        if (!rpt_scope_has(sc, cpu))
+            continue;
         const struct hw_thread *t = &hw->thr[cpu];
         run += (double)t->run_ns;
         poll += (double)t->poll_ns;
         mhz_ns += t->c0_mhz_ns;
+        first = first < 0 ? cpu : first;
     }
+    rpt_scope_put(out, sc, "busy_pct", "%", RPT_NEUTRAL, 100.0 * (run + poll) / cpu_time_ns);
+    rpt_scope_put(out, sc, "poll_pct", "%", RPT_NEUTRAL, 100.0 * poll / cpu_time_ns);
+    rpt_scope_put(out, sc, "avg_mhz", "MHz", RPT_NEUTRAL, mhz_ns / cpu_time_ns);
+    rpt_scope_put(out, sc, "bzy_mhz", "MHz", RPT_NEUTRAL,
+                  run + poll > 0 ? mhz_ns / (run + poll) : hw->core_mhz[m->cpus[first].core]);
+}
+
+void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metric_set *out)
+{
+    hw_account_all(hw, now_ns);
+    double window_ns = (double)(now_ns - hw->measure_start_ns);
     double to_w = window_ns > 0 ? 1.0 / window_ns / 1000.0 : 0;
     rpt_set_put(out, "pkg_watts", "W", RPT_LOWER_BETTER, hw->energy_mw_ns * to_w);
     rpt_set_put(out, "core_watts", "W", RPT_LOWER_BETTER, hw->core_energy_mw_ns * to_w);
-    /* Busy% as turbostat reports it (C0 time, polling included). */
-    rpt_set_put(out, "busy_pct", "%", RPT_NEUTRAL, 100.0 * (run + poll) / cpu_time_ns);
-    rpt_set_put(out, "poll_pct", "%", RPT_NEUTRAL, 100.0 * poll / cpu_time_ns);
-    /* Avg_MHz: cycles in C0 over all elapsed time; Bzy_MHz: over C0 time. */
-    rpt_set_put(out, "avg_mhz", "MHz", RPT_NEUTRAL, mhz_ns / cpu_time_ns);
-    rpt_set_put(out, "bzy_mhz", "MHz", RPT_NEUTRAL,
-                run + poll > 0 ? mhz_ns / (run + poll) : hw->core_mhz[0]);
+    hw_collect_threads(hw, window_ns, &rpt_scope_host, out);
     hw_collect_residency(hw, window_ns, out);
+}
+
+void hw_collect_cpu_metrics(struct hw_state *hw, sim_time_t now_ns,
+                            const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
+{
+    hw_account_all(hw, now_ns);
+    hw_collect_threads(hw, (double)(now_ns - hw->measure_start_ns), sc, out);
 }

@@ -122,10 +122,16 @@ void hw_measure_reset(struct hw_state *hw, sim_time_t now_ns);
 /* Add the window's machine metrics (pkg_watts, core_watts, busy_pct, poll_pct,
  * avg_mhz, bzy_mhz, core_residency.<state>, pkg_residency.<state>) to out. */
 void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metric_set *out);
-/* residency.<hw state>: the share of CPU time threads spent requesting each
- * hardware C-state; what the idle layer reports when no cpuidle driver has
- * states of its own (default_idle). Call after hw_collect_metrics. */
+/* The per-thread ones of those (busy_pct, poll_pct, avg_mhz, bzy_mhz) over
+ * the CPUs of sc, under sc's names; hw_collect_metrics reports them for
+ * every CPU (package and core quantities are not per CPU). */
+void hw_collect_cpu_metrics(struct hw_state *hw, sim_time_t now_ns,
+                            const struct rpt_cpu_scope *sc, struct rpt_metric_set *out);
+/* residency.<hw state>: the share of the time of sc's CPUs that they spent
+ * requesting each hardware C-state; what the idle layer reports when no
+ * cpuidle driver has states of its own (default_idle). Call after
+ * hw_collect_metrics or hw_collect_cpu_metrics. */
 void hw_collect_thread_residency(const struct hw_state *hw, sim_time_t now_ns,
-                                 struct rpt_metric_set *out);
+                                 const struct rpt_cpu_scope *sc, struct rpt_metric_set *out);
 
 #endif

@@ -104,6 +104,8 @@ static void json_render(const struct rpt_results *r, FILE *out)
     json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(root, "reps", json_integer(r->reps));
     json_object_set_new(root, "quick", json_boolean(r->quick));
+    if (r->cpus)
+        json_object_set_new(root, "cpus", json_string(r->cpus));
     json_t *variants = json_array();
     for (int v = 0; v < r->nvariants; v++)
         json_array_append_new(variants, json_variant(&r->variants[v]));

@@ -8,6 +8,7 @@
  * metric's direction. t quantiles and CDFs come from GSL. */
 #include "report/results.h"
 
+#include <assert.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +41,39 @@ const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const
         if (strcmp(s->m[i].name, name) == 0)
             return &s->m[i];
     return NULL;
+}
+
+const struct rpt_cpu_scope rpt_scope_host = { .cpus = NULL, .prefix = "" };
+
+int rpt_scope_ncpus(const struct rpt_cpu_scope *sc, int ncpus)
+{
+    int n = 0;
+    for (int cpu = 0; cpu < ncpus; cpu++)
+        n += rpt_scope_has(sc, cpu);
+    return n;
+}
+
+/* prefix + name into buf[RPT_NAME_MAX]; a name that does not fit is a bug. */
+static const char *rpt_scope_name(const struct rpt_cpu_scope *sc, const char *name, char *buf)
+{
+    int n = snprintf(buf, RPT_NAME_MAX, "%s%s", sc->prefix, name);
+    assert(n >= 0 && n < RPT_NAME_MAX);
+    (void)n;
+    return buf;
+}
+
+void rpt_scope_put(struct rpt_metric_set *s, const struct rpt_cpu_scope *sc, const char *name,
+                   const char *unit, enum rpt_better better, double value)
+{
+    char buf[RPT_NAME_MAX];
+    rpt_set_put(s, rpt_scope_name(sc, name, buf), unit, better, value);
+}
+
+const struct rpt_metric_value *rpt_scope_get(const struct rpt_metric_set *s,
+                                             const struct rpt_cpu_scope *sc, const char *name)
+{
+    char buf[RPT_NAME_MAX];
+    return rpt_set_get(s, rpt_scope_name(sc, name, buf));
 }
 
 const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name)
@@ -292,6 +326,7 @@ void rpt_results_free(struct rpt_results *r)
     free(r->description);
     free(r->machine);
     free(r->machine_desc);
+    free(r->cpus);
     memset(r, 0, sizeof *r);
 }
 

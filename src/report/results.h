@@ -52,6 +52,36 @@ struct rpt_metric_set {
 void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
                  enum rpt_better better, double value);
 const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name);
+
+/* The CPUs a group of per-CPU metrics covers, as turbostat --cpu restricts
+ * its per-thread columns. The host-wide metrics cover every CPU under their
+ * plain names (rpt_scope_host); with [report] cpus or --cpus LIST the same
+ * quantities are added over the listed CPUs, named RPT_CPUS_PREFIX NAME
+ * ("cpus.busy_pct", "cpus.residency.C1E"). */
+#define RPT_CPUS_PREFIX "cpus."
+struct rpt_cpu_scope {
+    const bool *cpus;        /* [ncpus of the machine]: the CPUs covered, never none;
+                              * NULL = all */
+    const char *prefix;      /* "" or RPT_CPUS_PREFIX */
+};
+extern const struct rpt_cpu_scope rpt_scope_host;
+
+static inline bool rpt_scope_has(const struct rpt_cpu_scope *sc, int cpu)
+{
+    return !sc->cpus || sc->cpus[cpu];
+}
+/* How many of CPUs 0 .. ncpus-1 the scope covers. */
+int rpt_scope_ncpus(const struct rpt_cpu_scope *sc, int ncpus);
+/* rpt_set_put / rpt_set_get of the scope's name for name (prefix + name).
+ * The name must fit in RPT_NAME_MAX with the prefix: callers check their
+ * longest names at compile time against RPT_SCOPED_NAME_MAX. */
+void rpt_scope_put(struct rpt_metric_set *s, const struct rpt_cpu_scope *sc, const char *name,
+                   const char *unit, enum rpt_better better, double value);
+const struct rpt_metric_value *rpt_scope_get(const struct rpt_metric_set *s,
+                                             const struct rpt_cpu_scope *sc, const char *name);
+/* The longest metric name that still fits with RPT_CPUS_PREFIX, in bytes
+ * with its NUL. */
+#define RPT_SCOPED_NAME_MAX (RPT_NAME_MAX - (int)sizeof RPT_CPUS_PREFIX + 1)
 /* Append a row to series name of s, creating it with columns cols[ncols] on
  * first use (later calls must pass the same columns). */
 void rpt_set_series_row(struct rpt_metric_set *s, const char *name, const char *const *cols,
@@ -101,6 +131,7 @@ struct rpt_results {
     uint64_t seed;
     int reps;
     bool quick;
+    char *cpus;              /* the CPU list of the cpus.* metrics ("0-15"); NULL = none */
     struct rpt_variant *variants;
     int nvariants;
     struct rpt_comparison *cmp;

@@ -44,11 +44,13 @@ static void table_header(const struct rpt_results *r, FILE *out)
 }
 
 /* Metrics shown in the turbostat and idle-state blocks rather than the main
- * table. */
+ * table, host-wide or over the --cpus CPUs. */
 static bool table_is_turbostat_metric(const char *name)
 {
     static const char *const prefixes[] = { "residency.", "core_residency.", "pkg_residency.",
                                             "above_pct.", "below_pct." };
+    if (strncmp(name, RPT_CPUS_PREFIX, strlen(RPT_CPUS_PREFIX)) == 0)
+        name += strlen(RPT_CPUS_PREFIX);
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
             return true;
@@ -126,46 +128,94 @@ static const char *table_turbostat_column(const char *metric, char *buf, size_t 
 static const char *const table_turbostat_prefixes[] = { "residency.", "core_residency.",
                                                         "pkg_residency." };
 
+/* The mean of metric prefix+name in var, or NAN. */
+static double table_mean(const struct rpt_variant *var, const char *prefix, const char *name)
+{
+    char full[RPT_NAME_MAX];
+    snprintf(full, sizeof full, "%s%s", prefix, name);
+    return rpt_variant_mean(var, full, NAN);
+}
+
+/* A number in a column of width w, or "-" where there is none. */
+static void table_cell(FILE *out, int w, int prec, double val)
+{
+    if (isnan(val))
+        fprintf(out, " %*s", w, "-");
+    else
+        fprintf(out, " %*.*f", w, prec, val);
+}
+
+/* The residency columns' headers (var NULL) or var's values of the metrics
+ * named prefix+column ("-" where var has none: core and package states
+ * over chosen CPUs). */
 static void table_turbostat_cells(const struct rpt_variant *base, const struct rpt_variant *var,
-                                  FILE *out)
+                                  const char *prefix, FILE *out)
 {
     char col[RPT_NAME_MAX + 8];
     for (size_t p = 0; p < 3; p++) {
-        const char *prefix = table_turbostat_prefixes[p];
+        const char *kind = table_turbostat_prefixes[p];
         for (int i = 0; i < base->nmetrics; i++) {
             const char *name = base->metrics[i].name;
-            if (strncmp(name, prefix, strlen(prefix)) != 0 ||
+            if (strncmp(name, kind, strlen(kind)) != 0 ||
                 !table_turbostat_column(name, col, sizeof col))
                 continue;
-            if (!var) {
-                fprintf(out, " %8s", col);
-                continue;
-            }
-            double val = rpt_variant_mean(var, name, NAN);
-            if (isnan(val))
-                fprintf(out, " %8s", "-");
+            if (var)
+                table_cell(out, 8, 2, table_mean(var, prefix, name));
             else
-                fprintf(out, " %8.2f", val);
+                fprintf(out, " %8s", col);
         }
     }
 }
 
+/* Width of the variant column: 16, or wider for "NAME cpus LIST" rows. */
+static int table_label_width(const struct rpt_results *r)
+{
+    size_t width = 16;
+    for (int v = 0; r->cpus && v < r->nvariants; v++) {
+        size_t len = strlen(r->variants[v].name) + 6 + strlen(r->cpus); /* NAME cpus LIST */
+        width = len > width ? len : width;
+    }
+    return (int)width;
+}
+
+/* A variant's rows: host-wide, then over the --cpus CPUs when there are
+ * such metrics, labelled "NAME cpus LIST"; row(prefix) prints the numbers. */
+static void table_variant_rows(const struct rpt_results *r, const struct rpt_variant *var,
+                               int width, FILE *out,
+                               void (*row)(const struct rpt_results *, const struct rpt_variant *,
+                                           const char *, FILE *))
+{
+    fprintf(out, "%-*s", width, var->name);
+    row(r, var, "", out);
+    if (!r->cpus)
+        return;
+    fprintf(out, "%s cpus %-*s", var->name, width - (int)strlen(var->name) - 6, r->cpus);
+    row(r, var, RPT_CPUS_PREFIX, out);
+}
+
+/* Busy% .. CorWatt of one turbostat row. */
+static void table_turbostat_row(const struct rpt_results *r, const struct rpt_variant *var,
+                                const char *prefix, FILE *out)
+{
+    table_cell(out, 7, 2, table_mean(var, prefix, "busy_pct"));
+    table_cell(out, 8, 0, table_mean(var, prefix, "bzy_mhz"));
+    table_turbostat_cells(&r->variants[0], var, prefix, out);
+    table_cell(out, 8, 2, table_mean(var, prefix, "pkg_watts"));
+    table_cell(out, 8, 2, table_mean(var, prefix, "core_watts"));
+    fputc('\n', out);
+}
+
 /* The turbostat view: Busy%, Bzy_MHz, the residency columns, PkgWatt and
- * CorWatt, one row per variant. */
+ * CorWatt, one row per variant (two with --cpus). */
 static void table_turbostat(const struct rpt_results *r, FILE *out)
 {
     const struct rpt_variant *base = &r->variants[0];
-    fprintf(out, "turbostat view (means)\n%-16s %7s %8s", "variant", "Busy%", "Bzy_MHz");
-    table_turbostat_cells(base, NULL, out);
+    int width = table_label_width(r);
+    fprintf(out, "turbostat view (means)\n%-*s %7s %8s", width, "variant", "Busy%", "Bzy_MHz");
+    table_turbostat_cells(base, NULL, "", out);
     fprintf(out, " %8s %8s\n", "PkgWatt", "CorWatt");
-    for (int v = 0; v < r->nvariants; v++) {
-        const struct rpt_variant *var = &r->variants[v];
-        fprintf(out, "%-16s %7.2f %8.0f", var->name, rpt_variant_mean(var, "busy_pct", NAN),
-                rpt_variant_mean(var, "bzy_mhz", NAN));
-        table_turbostat_cells(base, var, out);
-        fprintf(out, " %8.2f %8.2f\n", rpt_variant_mean(var, "pkg_watts", NAN),
-                rpt_variant_mean(var, "core_watts", NAN));
-    }
+    for (int v = 0; v < r->nvariants; v++)
+        table_variant_rows(r, &r->variants[v], width, out, table_turbostat_row);
 }
 
 /* "above / below", or "-" for a variant without cpuidle states. */
@@ -177,6 +227,31 @@ static void table_above_below(FILE *out, double above, double below)
         fprintf(out, "   %5.1f / %5.1f", above, below);
 }
 
+/* The idle state an above_pct.<STATE> metric is about, else NULL. */
+static const char *table_above_state(const char *metric)
+{
+    return strncmp(metric, "above_pct.", 10) == 0 ? metric + 10 : NULL;
+}
+
+/* One idle-states row: above / below of each state and of all. */
+static void table_idle_states_row(const struct rpt_results *r, const struct rpt_variant *var,
+                                  const char *prefix, FILE *out)
+{
+    const struct rpt_variant *base = &r->variants[0];
+    char above[RPT_NAME_MAX], below[RPT_NAME_MAX];
+    for (int i = 0; i < base->nmetrics; i++) {
+        const char *state = table_above_state(base->metrics[i].name);
+        if (!state)
+            continue;
+        snprintf(above, sizeof above, "above_pct.%s", state);
+        snprintf(below, sizeof below, "below_pct.%s", state);
+        table_above_below(out, table_mean(var, prefix, above), table_mean(var, prefix, below));
+    }
+    table_above_below(out, table_mean(var, prefix, "above_pct"),
+                      table_mean(var, prefix, "below_pct"));
+    fputc('\n', out);
+}
+
 /* Per idle state: the share of entries that were too deep (above) or too
  * shallow (below), as the cpuidle sysfs counters would show. */
 static void table_idle_states(const struct rpt_results *r, FILE *out)
@@ -184,27 +259,14 @@ static void table_idle_states(const struct rpt_results *r, FILE *out)
     const struct rpt_variant *base = &r->variants[0];
     if (!rpt_variant_metric(base, "above_pct"))
         return;
-    fprintf(out, "\nidle states: above / below (%% of entries, means)\n%-16s", "variant");
+    int width = table_label_width(r);
+    fprintf(out, "\nidle states: above / below (%% of entries, means)\n%-*s", width, "variant");
     for (int i = 0; i < base->nmetrics; i++)
-        if (strncmp(base->metrics[i].name, "above_pct.", 10) == 0)
-            fprintf(out, " %15s", base->metrics[i].name + 10);
+        if (table_above_state(base->metrics[i].name))
+            fprintf(out, " %15s", table_above_state(base->metrics[i].name));
     fprintf(out, " %15s\n", "all");
-    for (int v = 0; v < r->nvariants; v++) {
-        const struct rpt_variant *var = &r->variants[v];
-        fprintf(out, "%-16s", var->name);
-        for (int i = 0; i < base->nmetrics; i++) {
-            const char *name = base->metrics[i].name;
-            if (strncmp(name, "above_pct.", 10) != 0)
-                continue;
-            char below[RPT_NAME_MAX];
-            snprintf(below, sizeof below, "below_pct.%s", name + 10);
-            table_above_below(out, rpt_variant_mean(var, name, NAN),
-                              rpt_variant_mean(var, below, NAN));
-        }
-        table_above_below(out, rpt_variant_mean(var, "above_pct", NAN),
-                          rpt_variant_mean(var, "below_pct", NAN));
-        fputc('\n', out);
-    }
+    for (int v = 0; v < r->nvariants; v++)
+        table_variant_rows(r, &r->variants[v], width, out, table_idle_states_row);
 }
 
 static void table_render(const struct rpt_results *r, FILE *out)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/cpulist.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "kernel/kvm/kvm.h"
@@ -70,6 +71,7 @@ static void job_run(struct pool *p, int j)
     };
     world_init(&w, s->machine, &s->variants[v].kp, &key);
     kvm_create_vms(&w, s->vms, s->nvms);
+    w.report_cpus = s->report_cpus;
     struct job_slot *slot = &p->slot[j];
     if (s->wl->run(&w, p->wl_cfg, point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)
         slot->failed = true;
@@ -169,6 +171,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     r->machine_desc = xstrdup(s->machine->description);
     r->seed = p->seed;
     r->reps = p->reps;
+    r->cpus = s->report_cpus ? cpulist_format(s->report_cpus, s->machine->ncpus) : NULL;
     r->nvariants = p->nvar;
     r->variants = xcalloc((size_t)p->nvar, sizeof *r->variants);
     struct rpt_metric_set *sets = xcalloc((size_t)p->reps, sizeof *sets);

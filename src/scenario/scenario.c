@@ -18,11 +18,12 @@
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/x86/itmt.h"
 #include "kernel/sched/idle.h"
+#include "util/cpulist.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 
-enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_VARIANT0 };
+enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_VARIANT0 };
 /* [vm NAME] sections are numbered from here, above any variant's number. */
 #define SEC_VM0 (1 << 20)
 
@@ -95,7 +96,7 @@ static int scn_vm_section(struct scn_parse *st, const char *name, int line, stru
 
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
-    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick" };
+    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report" };
     struct scn_parse *st = ctx;
     for (int i = 0; i < SEC_VARIANT0; i++) {
         if (strcmp(name, fixed[i]) != 0)
@@ -120,7 +121,7 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
         return scn_vm_section(st, vmname, line, d);
     }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick, variant NAME or vm NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, report, variant NAME or vm NAME)",
                       name);
 }
 
@@ -435,6 +436,25 @@ static int scn_vms(struct scn_parse *st, struct diag *d)
     return 0;
 }
 
+/* [report] cpus = LIST (scenario_set_report_cpus). */
+static int scn_report(struct scn_parse *st, struct diag *d)
+{
+    char msg[200];
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec != SEC_REPORT)
+            continue;
+        if (strcmp(kv->key, "cpus") != 0)
+            return diag_error(d, st->path, kv->line, "unknown key '%s' in [report] (cpus)",
+                              kv->key);
+        if (scn_no_continuation(kv, st->path, d) != 0)
+            return -1;
+        if (scenario_set_report_cpus(st->s, kv->value, msg, sizeof msg) != 0)
+            return diag_error(d, st->path, kv->line, "cpus: %s", msg);
+    }
+    return 0;
+}
+
 static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *opts,
                          struct diag *d)
 {
@@ -445,7 +465,7 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
         if (st->kv[i].sec == SEC_SCENARIO && scn_scenario_key(st, &st->kv[i], d) != 0)
             return -1;
     if (scn_check_variant_keys(st, d) != 0 || scn_load_machine(st, opts, d) != 0 ||
-        scn_vms(st, d) != 0 ||
+        scn_vms(st, d) != 0 || scn_report(st, d) != 0 ||
         scn_workload(st, d) != 0 || scn_quick(st, d) != 0)
         return -1;
     if (s->nvariants == 0)
@@ -492,6 +512,19 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
     return s;
 }
 
+int scenario_set_report_cpus(struct scenario *s, const char *list, char *msg, size_t msgsize)
+{
+    int ncpus = s->machine->ncpus;
+    bool *mask = xcalloc((size_t)ncpus, sizeof *mask);
+    if (cpulist_parse(list, ncpus, mask, msg, msgsize) != 0) {
+        free(mask);
+        return -1;
+    }
+    free(s->report_cpus);
+    s->report_cpus = mask;
+    return 0;
+}
+
 void scenario_free(struct scenario *s)
 {
     if (!s)
@@ -507,6 +540,7 @@ void scenario_free(struct scenario *s)
     }
     free(s->variants);
     free(s->vms);
+    free(s->report_cpus);
     free(s->description);
     free(s->wl_cfg);
     free(s->wl_cfg_quick);

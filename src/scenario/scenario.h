@@ -5,6 +5,7 @@
  *   [quick]      replications and workload keys that --quick overrides
  *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each)
  *   [vm X]       a guest: vcpus, pin, guest_cpuidle, ... (docs/vms.md)
+ *   [report]     cpus = LIST: also report the per-CPU metrics over these CPUs
  *
  * Everything is checked at load time against the machine, the knob registry
  * and the workload's parameter table, so a run never starts on a typo: the
@@ -13,6 +14,7 @@
 #define PMLAB_SCENARIO_SCENARIO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hw/machine.h"
@@ -47,6 +49,7 @@ struct scenario {
     int nvariants;
     struct kvm_vm_config *vms;  /* [vm NAME] sections, in file order */
     int nvms;
+    bool *report_cpus;          /* [machine->ncpus]: [report] cpus; NULL when not set */
 };
 
 struct scenario_load_opts {
@@ -59,6 +62,10 @@ struct scenario_load_opts {
 /* Load and validate path. NULL with d set on any error. */
 struct scenario *scenario_load(const char *path, const struct scenario_load_opts *opts,
                                struct diag *d);
+/* Report the cpus.* metrics over the CPUs of list (the kernel's cpulist
+ * format, util/cpulist.h), replacing [report] cpus: what --cpus does.
+ * Returns 0, or -1 with msg = what is wrong, the setting unchanged. */
+int scenario_set_report_cpus(struct scenario *s, const char *list, char *msg, size_t msgsize);
 void scenario_free(struct scenario *s);
 
 #endif

@@ -33,7 +33,7 @@ ok "every command and option documented ($(echo $cmds | tr '\n' ' '))"
 
 for m in max_jops critical_jops read_mbps iops lat_p99_us trans_per_s rtt_p99_us single_score \
          multi_score pkg_watts core_watts busy_pct poll_pct avg_mhz residency. pkg_residency. \
-         above_pct below_pct throughput_rps; do
+         above_pct below_pct throughput_rps cpus.busy_pct cpus.residency. cpus.kvm_poll_pct; do
     grep -q "$m" "$M" || fail "$M lacks metric $m"
 done
 grep -q PMLAB_MACHINES "$M" || fail "$M lacks PMLAB_MACHINES"

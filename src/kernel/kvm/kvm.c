@@ -270,6 +270,7 @@ void kvm_destroy(struct world *w)
     for (int i = 0; i < w->kvm.nvms; i++)
         free(w->kvm.vms[i].vcpus);
     free(w->kvm.vms);
+    free(w->kvm.halt_poll_ns_on_cpu);
     memset(&w->kvm, 0, sizeof w->kvm);
 }
 
@@ -278,6 +279,7 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
     struct kvm_sys *k = &w->kvm;
     k->vms = xcalloc((size_t)(n > 0 ? n : 1), sizeof *k->vms);
     k->nvms = n;
+    k->halt_poll_ns_on_cpu = xcalloc((size_t)w->machine->ncpus, sizeof *k->halt_poll_ns_on_cpu);
     for (int i = 0; i < n; i++) {
         struct kvm *vm = &k->vms[i];
         vm->cfg = cfg[i];
@@ -445,6 +447,18 @@ static void kvm_vcpu_run_next(struct world *w, struct kvm_vcpu *v)
     sched_wake_task(w, &v->task, work_ns);
 }
 
+/* The halt poll that ends now, inside the measurement window: to the vCPU's
+ * statistics and to the host CPU it spun on (done() runs with the task just
+ * off its CPU: prev_cpu). */
+static void kvm_account_halt_poll(struct world *w, struct kvm_vcpu *v)
+{
+    struct kvm_sys *k = &w->kvm;
+    sim_time_t from = v->poll_start_ns > k->measure_start_ns ? v->poll_start_ns
+                                                              : k->measure_start_ns;
+    v->halt_poll_ns_total += w->q.now_ns - from;
+    k->halt_poll_ns_on_cpu[v->task.prev_cpu] += w->q.now_ns - from;
+}
+
 static void kvm_vcpu_task_done(struct world *w, struct task *t)
 {
     struct kvm_vcpu *v = container_of(t, struct kvm_vcpu, task);
@@ -462,8 +476,7 @@ static void kvm_vcpu_task_done(struct world *w, struct task *t)
         v->guest_poll_time_limit = v->head == NULL;
         break;
     case KVM_VCPU_HALT_POLL:
-        v->halt_poll_ns_total += w->q.now_ns - (v->poll_start_ns > w->kvm.measure_start_ns
-                                                ? v->poll_start_ns : w->kvm.measure_start_ns);
+        kvm_account_halt_poll(w, v);
         if (!v->head) {
             /* Nothing came (the window ran out, or another task became
              * runnable here): block. A failed poll; the window is adjusted
@@ -544,6 +557,24 @@ void kvm_measure_reset(struct world *w)
             v->halt_poll_ns_total = 0;
         }
     }
+    if (k->halt_poll_ns_on_cpu)
+        memset(k->halt_poll_ns_on_cpu, 0,
+               (size_t)w->machine->ncpus * sizeof *k->halt_poll_ns_on_cpu);
+}
+
+void kvm_collect_poll(struct world *w, const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
+{
+    const struct kvm_sys *k = &w->kvm;
+    int ncpus = w->machine->ncpus;
+    double window_ns = (double)(w->q.now_ns - k->measure_start_ns);
+    if (k->nvms == 0 || window_ns <= 0)
+        return;
+    double poll = 0;
+    for (int cpu = 0; cpu < ncpus; cpu++)
+        if (rpt_scope_has(sc, cpu))
+            poll += (double)k->halt_poll_ns_on_cpu[cpu];
+    rpt_scope_put(out, sc, "kvm_poll_pct", "%", RPT_NEUTRAL,
+                  100.0 * poll / (window_ns * rpt_scope_ncpus(sc, ncpus)));
 }
 
 void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out)
@@ -553,7 +584,7 @@ void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out)
         return;
     sim_time_t now = w->q.now_ns, start = k->measure_start_ns;
     double window_ns = (double)(now - start);
-    double idle = 0, halted = 0, poll = 0, attempted = 0, success = 0, wakeups = 0;
+    double idle = 0, halted = 0, attempted = 0, success = 0, wakeups = 0;
     int nvcpus = 0;
     for (int i = 0; i < k->nvms; i++) {
         for (int j = 0; j < k->vms[i].cfg.nvcpus; j++) {
@@ -564,7 +595,6 @@ void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out)
                               v->state == KVM_VCPU_WAKING;
             from = v->halt_start_ns > start ? v->halt_start_ns : start;
             halted += (double)v->guest_halted_ns + (halted_now ? (double)(now - from) : 0);
-            poll += (double)v->halt_poll_ns_total;
             attempted += (double)v->halt_attempted_poll;
             success += (double)v->halt_successful_poll;
             wakeups += (double)v->halt_wakeups;
@@ -576,8 +606,7 @@ void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out)
     double vcpu_ns = window_ns * nvcpus;
     rpt_set_put(out, "guest_idle_pct", "%", RPT_NEUTRAL, 100.0 * idle / vcpu_ns);
     rpt_set_put(out, "guest_halt_pct", "%", RPT_NEUTRAL, 100.0 * halted / vcpu_ns);
-    rpt_set_put(out, "kvm_poll_pct", "%", RPT_NEUTRAL,
-                100.0 * poll / (window_ns * w->machine->ncpus));
+    kvm_collect_poll(w, &rpt_scope_host, out);
     rpt_set_put(out, "halt_poll_success_pct", "%", RPT_NEUTRAL,
                 attempted > 0 ? 100.0 * success / attempted : 0);
     rpt_set_put(out, "vcpu_wakeups_per_s", "1/s", RPT_NEUTRAL, wakeups / (window_ns / 1e9));

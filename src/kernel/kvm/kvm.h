@@ -186,6 +186,10 @@ struct kvm_sys {
     bool patch_nopoll;              /* kvm-powersave-nopoll applied */
     kvm_cpu_is_powersave_fn cpu_is_powersave;
     sim_time_t measure_start_ns;
+    /* [ncpus] with VMs: halt-polling time since the measurement start by the
+     * host CPU it ran on (the vCPUs' halt_poll_ns_total, placed), for
+     * kvm_poll_pct over any set of CPUs. */
+    sim_time_t *halt_poll_ns_on_cpu;
 };
 
 /* Set up w->kvm with no VMs (world_init). */
@@ -206,6 +210,9 @@ void kvm_measure_reset(struct world *w);
 /* guest_halt_pct, halt_poll_success_pct, kvm_poll_pct, vcpu_wakeups_per_s
  * (nothing without VMs). */
 void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out);
+/* kvm_poll_pct under sc's name: halt-polling time on sc's CPUs in % of
+ * their time (nothing without VMs). */
+void kvm_collect_poll(struct world *w, const struct rpt_cpu_scope *sc, struct rpt_metric_set *out);
 
 /* ---- host I/O thread (QEMU iothread, vhost worker) ---- */
 

@@ -549,13 +549,19 @@ void idle_measure_reset(struct world *w, sim_time_t now_ns)
     }
 }
 
-/* Per-state residency (share of CPU time), above/below shares per state and
- * overall, from the counters' growth since the measurement start. */
-static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out)
+/* A cpuidle state's name with the longest prefix must fit a scoped metric name. */
+_Static_assert(sizeof "above_pct." - 1 + CPUIDLE_NAME_LEN <= RPT_SCOPED_NAME_MAX,
+               "above_pct.<state> does not fit with the cpus. prefix");
+
+/* Per-state residency (share of the time of sc's CPUs), above/below shares
+ * per state and overall, from the counters' growth since the measurement
+ * start. */
+static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns,
+                                 const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
 {
     struct idle_sys *is = &w->idle;
     int n = w->machine->ncpus;
-    double cpu_time_ns = (double)(now_ns - is->measure_start_ns) * n;
+    double cpu_time_ns = (double)(now_ns - is->measure_start_ns) * rpt_scope_ncpus(sc, n);
     uint64_t all_usage = 0, all_above = 0, all_below = 0;
     char key[RPT_NAME_MAX];
     for (int cpu = 0; cpu < n; cpu++)
@@ -564,6 +570,8 @@ static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns, struct rpt_
         double t = 0;
         uint64_t usage = 0, above = 0, below = 0;
         for (int cpu = 0; cpu < n; cpu++) {
+            if (!rpt_scope_has(sc, cpu))
+                continue;
             const struct cpuidle_state_usage *u = &is->dev[cpu].states_usage[i];
             const struct cpuidle_state_usage *b = &is->cpu[cpu].base[i];
             t += (double)is->cpu[cpu].state_time_ns[i];
@@ -573,43 +581,49 @@ static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns, struct rpt_
         }
         const char *name = is->drv.states[i].name;
         snprintf(key, sizeof key, "residency.%s", name);
-        rpt_set_put(out, key, "%", RPT_NEUTRAL, 100.0 * t / cpu_time_ns);
+        rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL, 100.0 * t / cpu_time_ns);
         snprintf(key, sizeof key, "above_pct.%s", name);
-        rpt_set_put(out, key, "%", RPT_NEUTRAL, usage ? 100.0 * (double)above / (double)usage : 0);
+        rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
+                      usage ? 100.0 * (double)above / (double)usage : 0);
         snprintf(key, sizeof key, "below_pct.%s", name);
-        rpt_set_put(out, key, "%", RPT_NEUTRAL, usage ? 100.0 * (double)below / (double)usage : 0);
+        rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
+                      usage ? 100.0 * (double)below / (double)usage : 0);
         all_usage += usage;
         all_above += above;
         all_below += below;
     }
-    rpt_set_put(out, "above_pct", "%", RPT_NEUTRAL,
-                all_usage ? 100.0 * (double)all_above / (double)all_usage : 0);
-    rpt_set_put(out, "below_pct", "%", RPT_NEUTRAL,
-                all_usage ? 100.0 * (double)all_below / (double)all_usage : 0);
+    rpt_scope_put(out, sc, "above_pct", "%", RPT_NEUTRAL,
+                  all_usage ? 100.0 * (double)all_above / (double)all_usage : 0);
+    rpt_scope_put(out, sc, "below_pct", "%", RPT_NEUTRAL,
+                  all_usage ? 100.0 * (double)all_below / (double)all_usage : 0);
 }
 
-/* tick_stopped_pct: share of idle entries after which the tick was stopped
- * (the governor let it stop, or it already was). */
-static void idle_collect_tick(const struct world *w, struct rpt_metric_set *out)
+/* tick_stopped_pct: share of the idle entries of sc's CPUs after which the
+ * tick was stopped (the governor let it stop, or it already was). */
+static void idle_collect_tick(const struct world *w, const struct rpt_cpu_scope *sc,
+                              struct rpt_metric_set *out)
 {
     uint64_t entries = 0, stopped = 0;
     for (int cpu = 0; cpu < w->machine->ncpus; cpu++) {
+        if (!rpt_scope_has(sc, cpu))
+            continue;
         entries += w->idle.cpu[cpu].nr_entries;
         stopped += w->idle.cpu[cpu].nr_tick_stopped;
     }
-    rpt_set_put(out, "tick_stopped_pct", "%", RPT_NEUTRAL,
-                entries ? 100.0 * (double)stopped / (double)entries : 0);
+    rpt_scope_put(out, sc, "tick_stopped_pct", "%", RPT_NEUTRAL,
+                  entries ? 100.0 * (double)stopped / (double)entries : 0);
 }
 
-void idle_collect_metrics(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out)
+void idle_collect_metrics(struct world *w, sim_time_t now_ns, const struct rpt_cpu_scope *sc,
+                          struct rpt_metric_set *out)
 {
-    idle_collect_tick(w, out);
+    idle_collect_tick(w, sc, out);
     if (w->idle.mode == IDLE_MODE_CPUIDLE) {
-        idle_collect_cpuidle(w, now_ns, out);
+        idle_collect_cpuidle(w, now_ns, sc, out);
         return;
     }
     /* No cpuidle states: what the hardware threads did. */
-    const struct rpt_metric_value *poll = rpt_set_get(out, "poll_pct");
-    rpt_set_put(out, "residency.POLL", "%", RPT_NEUTRAL, poll ? poll->value : 0);
-    hw_collect_thread_residency(&w->hw, now_ns, out);
+    const struct rpt_metric_value *poll = rpt_scope_get(out, sc, "poll_pct");
+    rpt_scope_put(out, sc, "residency.POLL", "%", RPT_NEUTRAL, poll ? poll->value : 0);
+    hw_collect_thread_residency(&w->hw, now_ns, sc, out);
 }

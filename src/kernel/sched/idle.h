@@ -114,7 +114,10 @@ void idle_exit_end(struct world *w, int cpu);
 void idle_task_runs(struct world *w, int cpu);
 
 void idle_measure_reset(struct world *w, sim_time_t now_ns);
-/* residency.<state>, above_pct, below_pct and the per-state shares. */
-void idle_collect_metrics(struct world *w, sim_time_t now_ns, struct rpt_metric_set *out);
+/* tick_stopped_pct, residency.<state>, above_pct, below_pct and the
+ * per-state shares over the CPUs of sc, under sc's names (rpt_scope_host:
+ * every CPU, plain names). Call after the hw metrics of the same scope. */
+void idle_collect_metrics(struct world *w, sim_time_t now_ns, const struct rpt_cpu_scope *sc,
+                          struct rpt_metric_set *out);
 
 #endif
