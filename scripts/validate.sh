@@ -495,7 +495,8 @@ How to read a row: *published* is the figure as its source states it
 confidence interval, read from \`pmlab run --format json\` (a delta is
 \`comparisons[].delta_pct\` and \`ci95_pct\` of the variant against the
 scenario's first variant; a level is the variant's \`metrics\` \`mean\` and
-\`ci95\`). The *band* is how far the published figure itself is known, fixed
+\`ci95\`; a ratio of two metrics is taken per replication, with a Student-t
+CI over the replications). The *band* is how far the published figure itself is known, fixed
 from the publication (see "Bands"), never from pmlab's output. **MATCH** when
 pmlab's CI overlaps the band; for a band marked "whole CI" (a direction the
 publication calls clear) only when the CI lies entirely inside it. **MISS**
