@@ -496,13 +496,13 @@ confidence interval, read from \`pmlab run --format json\` (a delta is
 \`comparisons[].delta_pct\` and \`ci95_pct\` of the variant against the
 scenario's first variant; a level is the variant's \`metrics\` \`mean\` and
 \`ci95\`; a ratio of two metrics is taken per replication, with a Student-t
-CI over the replications). The *band* is how far the published figure itself is known, fixed
-from the publication (see "Bands"), never from pmlab's output. **MATCH** when
-pmlab's CI overlaps the band; for a band marked "whole CI" (a direction the
-publication calls clear) only when the CI lies entirely inside it. **MISS**
-otherwise. **n/a** says why pmlab gives no number. *calibrated* means a model
-constant was fitted to this very figure, so a MATCH there is by construction;
-*prediction* means nothing was fitted to it.
+CI over the replications). The *band* is how far the published figure itself
+is known, fixed from the publication (see "Bands"), never from pmlab's
+output. **MATCH** when pmlab's CI overlaps the band; for a band marked "whole
+CI" (a direction the publication calls clear) only when the CI lies entirely
+inside it. **MISS** otherwise. **n/a** says why pmlab gives no number.
+*calibrated* means a model constant was fitted to this very figure, so a
+MATCH there is by construction; *prediction* means nothing was fitted to it.
 
 EOF
     cat "$TMP/table.md"
