@@ -7,6 +7,8 @@
 #   make bench-compare  mmc-sleep on pmlab, ns-3 and SimPy side by side
 #   make asan       sanitizer build only (build/asan/pmlab)
 #   make run-seeds  the main job: every scenario in scenarios/
+#   make validate   every published figure a shipped scenario can pose, one
+#                   row each, into docs/validation.md (minutes; not a test)
 
 CC      ?= cc
 PKGS    := inih gsl jansson
@@ -38,7 +40,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Test and bench objects are not intermediate: keep them between runs.
 .SECONDARY:
 
-.PHONY: all asan test unit-tests cli-tests scenario-tests bench bench-compare run-seeds clean
+.PHONY: all asan test unit-tests cli-tests scenario-tests bench bench-compare run-seeds validate clean
 all: pmlab
 
 pmlab: $(B)/pmlab
@@ -101,6 +103,13 @@ bench-compare:
 
 run-seeds: pmlab
 	@set -e; for s in scenarios/*.ini; do ./pmlab run "$$s"; done
+
+# Runs each scenario once in its default configuration and reads every figure
+# of validation/figures.ini from it. A MISS never fails; a broken figure file
+# does (exit 2). VALIDATE_QUICK=1: quick configurations, no document;
+# VALIDATE_JOBS=N: pmlab's worker threads.
+validate: pmlab
+	@sh scripts/validate.sh
 
 clean:
 	rm -rf build pmlab
