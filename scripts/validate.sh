@@ -127,8 +127,8 @@ function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
     if ((rk == "delta" || rk == "mean") && n == 3) { m1 = w[2]; vr = w[3] }
     else if (rk == "ratio" && n == 4) { m1 = w[2]; m2 = w[3]; vr = w[4] }
     else if (V["read"] != "") err(KL["read"], "read: expected \"delta METRIC VARIANT\", \"mean METRIC VARIANT\" or \"ratio METRIC METRIC2 VARIANT\", not \"" V["read"] "\"")
-    if (m1 != "" && m1 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/) err(KL["read"], "read: \"" m1 "\" is not a metric name")
-    if (m2 != "" && m2 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/) err(KL["read"], "read: \"" m2 "\" is not a metric name")
+    if (m1 != "" && m1 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/) err(KL["read"], "read: \"" m1 "\" is not a metric name")
+    if (m2 != "" && m2 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/) err(KL["read"], "read: \"" m2 "\" is not a metric name")
     n = split(V["band"], w, " ")
     if (n == 2) { lo = w[1]; hi = w[2] }
     if (V["band"] != "") {

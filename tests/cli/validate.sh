@@ -173,5 +173,5 @@ bad 'match rule' 's/^match = inside$/match = within/' 'match: expected'
 bad 'missing key' '/^why = wgap$/d' 'missing key why'
 bad 'duplicate id' 's/^\[figure gap\]$/[figure edge]/' 'again'
 bad 'no scenario' "s|^scenario = .*toy.ini$|scenario = $T/nosuch.ini|" 'cannot read'
-bad 'metric shape' 's/^read = mean m base$/read = mean m.a.b base/' 'is not a metric name'
+bad 'metric shape' 's/^read = mean m base$/read = mean m..b base/' 'is not a metric name'
 ok "figure file errors stop it with FILE:LINE (exit 2)"
