@@ -200,20 +200,23 @@ static void table_turbostat_row(const struct rpt_results *r, const struct rpt_va
     table_cell(out, 7, 2, table_mean(var, prefix, "busy_pct"));
     table_cell(out, 8, 0, table_mean(var, prefix, "bzy_mhz"));
     table_turbostat_cells(&r->variants[0], var, prefix, out);
+    table_cell(out, 8, 2, table_mean(var, prefix, "tick_stopped_pct"));
     table_cell(out, 8, 2, table_mean(var, prefix, "pkg_watts"));
     table_cell(out, 8, 2, table_mean(var, prefix, "core_watts"));
     fputc('\n', out);
 }
 
-/* The turbostat view: Busy%, Bzy_MHz, the residency columns, PkgWatt and
- * CorWatt, one row per variant (two with --cpus). */
+/* The turbostat view: Busy%, Bzy_MHz, the residency columns, then pmlab's
+ * TkStop% (tick_stopped_pct: idle entries that left the tick stopped, which
+ * turbostat cannot show), PkgWatt and CorWatt, one row per variant (two with
+ * --cpus). */
 static void table_turbostat(const struct rpt_results *r, FILE *out)
 {
     const struct rpt_variant *base = &r->variants[0];
     int width = table_label_width(r);
     fprintf(out, "turbostat view (means)\n%-*s %7s %8s", width, "variant", "Busy%", "Bzy_MHz");
     table_turbostat_cells(base, NULL, "", out);
-    fprintf(out, " %8s %8s\n", "PkgWatt", "CorWatt");
+    fprintf(out, " %8s %8s %8s\n", "TkStop%", "PkgWatt", "CorWatt");
     for (int v = 0; v < r->nvariants; v++)
         table_variant_rows(r, &r->variants[v], width, out, table_turbostat_row);
 }
