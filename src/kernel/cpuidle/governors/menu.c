@@ -70,10 +70,14 @@
 /* What a tick wakeup counts as when the timer was farther than a tick. */
 #define TICK_WAKEUP_MEASURED_NS (9 * MAX_INTERESTING_NS / 10)
 
+/* Versions compared on every select: constants, not strings to parse. */
+static const struct kversion menu_latency_first_since = { 6, 17, 0 };
+static const struct kversion menu_poll_capped_since = { 6, 19, 0 };
+
 /* 779b1a1cb13a: exit latency checked before residency, no latency cap. */
 static bool menu_latency_checked_first(const struct kversion *k)
 {
-    if (!k || kversion_at_least(k, "6.17"))
+    if (!k || kversion_cmp(k, &menu_latency_first_since) >= 0)
         return true;
     return k->major == 6 && k->minor == 12 && k->sub >= 44;
 }
@@ -81,7 +85,7 @@ static bool menu_latency_checked_first(const struct kversion *k)
 /* v6.19: POLL gives way only to states shorter than RESIDENCY_THRESHOLD_NS. */
 static bool menu_poll_rule_capped(const struct kversion *k)
 {
-    return !k || kversion_at_least(k, "6.19");
+    return !k || kversion_cmp(k, &menu_poll_capped_since) >= 0;
 }
 
 /* Decades of timer distance: <10 µs, <100 µs, <1 ms, <10 ms, <100 ms, more. */
