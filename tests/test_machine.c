@@ -251,6 +251,9 @@ static void test_adl_desktop(void **state)
     assert_int_equal(p->cstates[hw_cstate_index(p, "C10")].exit_latency_ns, 159 * SIM_NS_PER_US);
     assert_int_equal(m->pkgstates[2].exit_latency_ns, 521 * SIM_NS_PER_US);
     assert_int_equal(p->cstates[hw_cstate_index(p, "C1E")].mwait_hint, 0x01);
+    assert_float_equal(m->rapl.pl1_mw, 125000, 1e-6);   /* i9-12900K base power */
+    assert_float_equal(m->rapl.pl2_mw, 241000, 1e-6);   /* ... maximum turbo power */
+    assert_int_equal(m->rapl.tau_ns, 56 * SIM_NS_PER_S);
     hw_machine_free(m);
 }
 
@@ -270,6 +273,9 @@ static void test_rpl_h(void **state)
     const struct hw_core_type *e = &m->types[1];
     assert_int_equal(e->cstates[hw_cstate_index(e, "C6")].exit_latency_ns, 170 * SIM_NS_PER_US);
     assert_int_equal(m->npkgstates, 3);
+    assert_float_equal(m->rapl.pl1_mw, 45000, 1e-6);    /* i5-13500H base power */
+    assert_float_equal(m->rapl.pl2_mw, 95000, 1e-6);
+    assert_int_equal(m->rapl.tau_ns, 28 * SIM_NS_PER_S);
     hw_machine_free(m);
 }
 
