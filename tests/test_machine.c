@@ -227,6 +227,10 @@ static void test_skx_2s(void **state)
     assert_int_equal(t->cstates[c6].exit_latency_ns + m->pkgstates[0].exit_latency_ns,
                      133 * SIM_NS_PER_US);
     assert_true(hw_machine_calib(m, "smt_corun_factor") == 0.62);
+    /* [rapl]: the 8180's TDP, 1.2 x TDP, 1 s */
+    assert_float_equal(m->rapl.pl1_mw, 205000, 1e-6);
+    assert_float_equal(m->rapl.pl2_mw, 246000, 1e-6);
+    assert_int_equal(m->rapl.tau_ns, 1 * SIM_NS_PER_S);
     hw_machine_free(m);
 }
 
