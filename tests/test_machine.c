@@ -39,7 +39,7 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     { "unknown-section.ini", 34, "unknown section [pkg_state PC6]; expected [machine], [core_type NAME], "
-                                 "[cstate TYPE NAME], [pkgstate NAME], [firmware] or [calibration]" },
+                                 "[cstate TYPE NAME], [pkgstate NAME], [firmware], [rapl] or [calibration]" },
     { "unknown-key.ini", 13, "unknown key 'ipc' in [core_type P]" },
     { "bad-number.ini", 15, "base_mhz: '2.0GHz' is not an integer" },
     { "bad-hint.ini", 28, "mwait_hint: '0x2g' is not an integer" },
@@ -63,6 +63,10 @@ static const struct bad_case bad_cases[] = {
     { "section-args.ini", 11, "section [core_type] should read [core_type NAME]" },
     { "threads-mismatch.ini", 8, "threads_per_core = 2 but no core type has that many threads" },
     { "no-machine.ini", 0, "no [machine] section" },
+    { "rapl-pl2-below-pl1.ini", 40, "pl2_w (20 W) is below pl1_w (25 W): PL2 must be >= PL1" },
+    { "rapl-zero-pl1.ini", 39, "pl1_w = 0 is out of range [0.001, 10000]" },
+    { "rapl-zero-tau.ini", 41, "tau_s = 0 is out of range [0.001, 1000]" },
+    { "rapl-missing-tau.ini", 38, "[rapl]: missing required key 'tau_s'" },
 };
 
 static void test_bad_inputs(void **state)
@@ -123,6 +127,7 @@ static void test_minimal_values(void **state)
     assert_string_equal(m->pkgstates[0].core_cstate, "C6");
     assert_int_equal(m->pkgstates[0].exit_latency_ns, 50 * SIM_NS_PER_US);
     assert_int_equal(m->ncalib, 0);
+    assert_true(m->rapl.pl1_mw == 0);   /* no [rapl]: no power limits */
     /* no [calibration] section: the registry default */
     assert_true(hw_machine_calib(m, "smt_corun_factor") == 0.62);
     assert_int_equal(hw_cstate_index(t, "C6"), 1);
@@ -222,6 +227,10 @@ static void test_skx_2s(void **state)
     assert_int_equal(t->cstates[c6].exit_latency_ns + m->pkgstates[0].exit_latency_ns,
                      133 * SIM_NS_PER_US);
     assert_true(hw_machine_calib(m, "smt_corun_factor") == 0.62);
+    /* [rapl]: the 8180's TDP, 1.2 x TDP, 1 s */
+    assert_float_equal(m->rapl.pl1_mw, 205000, 1e-6);
+    assert_float_equal(m->rapl.pl2_mw, 246000, 1e-6);
+    assert_int_equal(m->rapl.tau_ns, 1 * SIM_NS_PER_S);
     hw_machine_free(m);
 }
 
@@ -246,6 +255,9 @@ static void test_adl_desktop(void **state)
     assert_int_equal(p->cstates[hw_cstate_index(p, "C10")].exit_latency_ns, 159 * SIM_NS_PER_US);
     assert_int_equal(m->pkgstates[2].exit_latency_ns, 521 * SIM_NS_PER_US);
     assert_int_equal(p->cstates[hw_cstate_index(p, "C1E")].mwait_hint, 0x01);
+    assert_float_equal(m->rapl.pl1_mw, 125000, 1e-6);   /* i9-12900K base power */
+    assert_float_equal(m->rapl.pl2_mw, 241000, 1e-6);   /* ... maximum turbo power */
+    assert_int_equal(m->rapl.tau_ns, 56 * SIM_NS_PER_S);
     hw_machine_free(m);
 }
 
@@ -265,6 +277,9 @@ static void test_rpl_h(void **state)
     const struct hw_core_type *e = &m->types[1];
     assert_int_equal(e->cstates[hw_cstate_index(e, "C6")].exit_latency_ns, 170 * SIM_NS_PER_US);
     assert_int_equal(m->npkgstates, 3);
+    assert_float_equal(m->rapl.pl1_mw, 45000, 1e-6);    /* i5-13500H base power */
+    assert_float_equal(m->rapl.pl2_mw, 95000, 1e-6);
+    assert_int_equal(m->rapl.tau_ns, 28 * SIM_NS_PER_S);
     hw_machine_free(m);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "hw/rapl.h"
 #include "kernel/sched/idle.h"
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
@@ -32,14 +33,15 @@ static void explain_usage(void)
 {
     printf("usage: pmlab explain SCENARIO.ini [--variant NAME]...\n"
            "\n"
-           "Show what each variant resolves to on the scenario's machine, as the real\n"
-           "system would show it: the Spectre v2 mitigation, the tick, the cpuidle driver\n"
-           "and governor, every idle state (latency, residency, entry method: IRQs on or\n"
-           "off, IBRS off; the CPUs it is disabled on), the PM QoS limits, whether ACPI\n"
-           "CPPC was probed and the ITMT state and priorities; and the CPUs a [report] cpus\n"
-           "key restricts the cpus.* metrics to. Lines of a variant that differ from the\n"
-           "first variant are marked with '*'. Warnings the kernel would print for the\n"
-           "variant (an unknown parameter, ignored) come first.\n");
+           "Show the scenario's machine (core types, package power limits) and what each\n"
+           "variant resolves to on it, as the real system would show it: the Spectre v2\n"
+           "mitigation, the tick, the cpuidle driver and governor, every idle state\n"
+           "(latency, residency, entry method: IRQs on or off, IBRS off; the CPUs it is\n"
+           "disabled on), the PM QoS limits, whether ACPI CPPC was probed and the ITMT\n"
+           "state and priorities; and the CPUs a [report] cpus key restricts the cpus.*\n"
+           "metrics to. Lines of a variant that differ from the first variant are marked\n"
+           "with '*'. Warnings the kernel would print for the variant (an unknown\n"
+           "parameter, ignored) come first.\n");
 }
 
 void cli_explain_collect(const struct scenario *s, int v, struct explain *x)
@@ -87,6 +89,13 @@ static void explain_machine(const struct hw_machine *m, FILE *out)
                 m->types[t].name, m->packages, m->types[t].cores_per_package,
                 m->types[t].threads_per_core, m->types[t].threads_per_core > 1 ? "s" : "",
                 m->types[t].min_mhz, m->types[t].max_mhz, m->types[t].base_mhz);
+    const struct hw_power_limits *r = &m->rapl;
+    if (r->pl1_mw > 0)
+        fprintf(out, "  package power limits: PL1 %g W averaged over tau %g s, PL2 %g W over "
+                "%lld ms, per package\n", r->pl1_mw / 1000, (double)r->tau_ns / SIM_NS_PER_S,
+                r->pl2_mw / 1000, (long long)(HW_RAPL_PL2_WINDOW_NS / SIM_NS_PER_MS));
+    else
+        fprintf(out, "  package power limits: none (no [rapl] in the machine file)\n");
 }
 
 /* [report] cpus: which CPUs the cpus.* metrics of a run will cover. */

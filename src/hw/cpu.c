@@ -49,7 +49,10 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     for (int p = 0; p < m->packages; p++) {
         hw->pkg[p].pkgstate = -1;
         hw->pkg[p].power_mw = m->pkg_active_power_mw;
+        hw->pkg[p].total_mw = m->pkg_active_power_mw;
     }
+    for (int c = 0; c < m->ncores; c++)
+        hw->pkg[m->cores[c].package].total_mw += hw->core[c].power_mw;
     hw->power_mw = hw->core_power_mw + m->packages * m->pkg_active_power_mw;
 }
 
@@ -127,11 +130,27 @@ static int hw_pkg_state_of(const struct hw_state *hw, int pkg)
     return best;
 }
 
-static void hw_power_change(struct hw_state *hw, double *slot, double p, bool core, sim_time_t now)
+static void hw_pkg_energy_advance(struct hw_pkg_state *ps, sim_time_t now_ns)
+{
+    ps->energy_mw_ns += ps->total_mw * (double)(now_ns - ps->energy_since_ns);
+    ps->energy_since_ns = now_ns;
+}
+
+double hw_pkg_energy_mw_ns(const struct hw_state *hw, int package, sim_time_t now_ns)
+{
+    const struct hw_pkg_state *ps = &hw->pkg[package];
+    return ps->energy_mw_ns + ps->total_mw * (double)(now_ns - ps->energy_since_ns);
+}
+
+/* Set the power in *slot (a core's or package pkg's uncore) to p at now. */
+static void hw_power_change(struct hw_state *hw, int pkg, double *slot, double p, bool core,
+                            sim_time_t now)
 {
     if (p == *slot)
         return;
     hw_energy_advance(hw, now);
+    hw_pkg_energy_advance(&hw->pkg[pkg], now);
+    hw->pkg[pkg].total_mw += p - *slot;
     hw->power_mw += p - *slot;
     if (core)
         hw->core_power_mw += p - *slot;
@@ -149,7 +168,7 @@ static void hw_pkg_update(struct hw_state *hw, int pkg, sim_time_t now_ns)
     ps->pkgstate = st;
     ps->since_ns = now_ns;
     double p = st >= 0 ? hw->m->pkgstates[st].pkg_power_mw : hw->m->pkg_active_power_mw;
-    hw_power_change(hw, &ps->power_mw, p, false, now_ns);
+    hw_power_change(hw, pkg, &ps->power_mw, p, false, now_ns);
 }
 
 /* Power of an awake core (some thread not idle) at its current frequency:
@@ -188,7 +207,7 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
     }
     double p = st < 0 ? hw_core_awake_power_mw(hw, core, t, cs->active_mw)
                       : t->cstates[st].core_power_mw;
-    hw_power_change(hw, &cs->power_mw, p, true, now_ns);
+    hw_power_change(hw, core->package, &cs->power_mw, p, true, now_ns);
     if (st == cs->cstate)
         return;
     if (cs->cstate >= 0)

@@ -65,6 +65,11 @@ struct hw_pkg_state {
     sim_time_t since_ns;
     sim_time_t pkgstate_ns[HW_MAX_PKGSTATES];
     double power_mw;                  /* uncore/package power now */
+    /* The package's energy counter (MSR_PKG_ENERGY_STATUS): its cores and
+     * uncore, integrated from time 0 and never reset. */
+    double total_mw;                  /* cores + uncore of this package now */
+    double energy_mw_ns;              /* up to energy_since_ns */
+    sim_time_t energy_since_ns;
 };
 
 struct hw_state {
@@ -95,6 +100,8 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
 /* Set core's frequency at now_ns (accounting the time at the old one). The
  * caller re-times running work (sched_core_speed_changed). */
 void hw_core_set_mhz(struct hw_state *hw, int core, uint32_t mhz, sim_time_t now_ns);
+/* The package's energy counter at now_ns: mW x ns since time 0. */
+double hw_pkg_energy_mw_ns(const struct hw_state *hw, int package, sim_time_t now_ns);
 /* Busy (C0) cores of the given core type in a package: what that type's
  * turbo limit depends on. */
 int hw_pkg_active_cores(const struct hw_state *hw, int package, int type);

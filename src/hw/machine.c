@@ -9,8 +9,8 @@
  * C-states, every package state names a C-state every core type has). Only a
  * file that passes all three becomes a machine; nothing is ever half-loaded.
  *
- * Units come from the key's suffix: _us keys are stored as sim_time_t ns, _mhz
- * and _mw keep their unit. The format is documented in docs/machine-files.md. */
+ * Units come from the key's suffix: _us and _s keys are stored as sim_time_t
+ * ns, _w keys as mW, _mhz and _mw keep their unit. The format is documented in docs/machine-files.md. */
 #include "hw/machine.h"
 
 #include <math.h>
@@ -117,6 +117,8 @@ enum key_type {
     KT_HEX,       /* uint32_t, 0x-prefixed hex or decimal */
     KT_DOUBLE,    /* double */
     KT_US,        /* microseconds in the file (may be fractional), sim_time_t ns in memory */
+    KT_SECONDS,   /* seconds in the file (may be fractional), sim_time_t ns in memory */
+    KT_WATTS,     /* watts in the file, double mW in memory */
     KT_BOOL,      /* bool, yes/no as the kernel's kstrtobool reads it */
     KT_STR,       /* char[aux] */
     KT_MHZ_LIST,  /* uint32_t[HW_MAX_TURBO_BINS], count (int) at offset aux; continuation lines append */
@@ -142,6 +144,8 @@ struct key_desc {
 #define MHZ_MAX 20000.0
 #define POWER_MW_MAX 1e7
 #define LATENCY_US_MAX 1e6
+#define POWER_W_MAX (POWER_MW_MAX / 1000)
+#define TAU_S_MAX 1000.0
 #define HWP_PERF_MAX 255  /* HWP_CAPABILITIES fields are 8 bits wide */
 
 static const struct key_desc machine_keys[] = {
@@ -188,6 +192,14 @@ static const struct key_desc firmware_keys[] = {
       offsetof(struct hw_firmware, ncpc), 0, HW_CPPC_MAX_PERF, false, HW_MAX_CPC },
 };
 
+/* [rapl]: watts and seconds, as turbostat and powercap show them. Zero is
+ * not a limit: a machine without limits leaves the section out. */
+static const struct key_desc rapl_keys[] = {
+    KEY(hw_power_limits, "pl1_w", pl1_mw, KT_WATTS, 0.001, POWER_W_MAX, true),
+    KEY(hw_power_limits, "pl2_w", pl2_mw, KT_WATTS, 0.001, POWER_W_MAX, true),
+    KEY(hw_power_limits, "tau_s", tau_ns, KT_SECONDS, 0.001, TAU_S_MAX, true),
+};
+
 static const struct key_desc pkgstate_keys[] = {
     KEY_STR(hw_pkgstate, core_cstate, true),
     KEY(hw_pkgstate, "exit_latency_us", exit_latency_ns, KT_US, 0, LATENCY_US_MAX, true),
@@ -198,13 +210,13 @@ static const struct key_desc pkgstate_keys[] = {
 #define NKEYS(a) (sizeof a / sizeof a[0])
 _Static_assert(NKEYS(machine_keys) <= MAX_SECTION_KEYS && NKEYS(core_type_keys) <= MAX_SECTION_KEYS &&
                NKEYS(cstate_keys) <= MAX_SECTION_KEYS && NKEYS(pkgstate_keys) <= MAX_SECTION_KEYS &&
-               NKEYS(firmware_keys) <= MAX_SECTION_KEYS,
+               NKEYS(firmware_keys) <= MAX_SECTION_KEYS && NKEYS(rapl_keys) <= MAX_SECTION_KEYS,
                "a section has more keys than struct loader tracks");
 
 /* ---- sections ------------------------------------------------------------ */
 
 enum sec_kind { SEC_NONE, SEC_MACHINE, SEC_CORE_TYPE, SEC_CSTATE, SEC_PKGSTATE, SEC_CALIB,
-                SEC_FIRMWARE };
+                SEC_FIRMWARE, SEC_RAPL };
 
 struct sec_desc {
     const char *word;          /* first word of the header */
@@ -223,6 +235,7 @@ static const struct sec_desc sections[] = {
     { "pkgstate", SEC_PKGSTATE, 1, "[pkgstate NAME]", KEYS(pkgstate_keys) },
     { "calibration", SEC_CALIB, 0, "[calibration]", NULL, 0 },
     { "firmware", SEC_FIRMWARE, 0, "[firmware]", KEYS(firmware_keys) },
+    { "rapl", SEC_RAPL, 0, "[rapl]", KEYS(rapl_keys) },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
@@ -244,6 +257,7 @@ struct loader {
     /* lines for the whole-file checks */
     int machine_line, machine_threads_line, calib_section_line;
     int firmware_line, cpc_line;   /* [firmware] header, its cpc_highest_perf key */
+    int rapl_line;                 /* [rapl] header */
     int type_line[HW_MAX_CORE_TYPES];
     int pkg_cstate_line[HW_MAX_PKGSTATES];
 };
@@ -359,9 +373,16 @@ static int parse_value(struct loader *ld, int line, const struct key_desc *k, co
     case KT_DOUBLE:
         return parse_real(ld, line, k, value, field, d);
     case KT_US:
+    case KT_SECONDS:
         if (parse_real(ld, line, k, value, &x, d) != 0)
             return -1;
-        *(sim_time_t *)field = (sim_time_t)llround(x * (double)SIM_NS_PER_US);
+        x *= (double)(k->type == KT_US ? SIM_NS_PER_US : SIM_NS_PER_S);
+        *(sim_time_t *)field = (sim_time_t)llround(x);
+        return 0;
+    case KT_WATTS:
+        if (parse_real(ld, line, k, value, &x, d) != 0)
+            return -1;
+        *(double *)field = x * 1000.0;
         return 0;
     case KT_BOOL:
         if (str_to_bool(value, field) != 0)
@@ -448,6 +469,16 @@ static int check_core_type(struct loader *ld, const struct hw_core_type *t, stru
     return check_hwp_caps(ld, t, d);
 }
 
+/* PL2 is the short-term ceiling above the long-term PL1, never below it. */
+static int check_rapl(struct loader *ld, const struct hw_power_limits *r, struct diag *d)
+{
+    if (r->pl2_mw < r->pl1_mw)
+        return diag_error(d, ld->path, key_line(ld, "pl2_w"),
+                          "pl2_w (%g W) is below pl1_w (%g W): PL2 must be >= PL1",
+                          r->pl2_mw / 1000, r->pl1_mw / 1000);
+    return 0;
+}
+
 /* C-states are listed shallowest first: exit latency never decreases. */
 static int check_cstate(struct loader *ld, struct diag *d)
 {
@@ -482,6 +513,8 @@ static int close_section(struct loader *ld, struct diag *d)
         ld->pkg_cstate_line[ld->m->npkgstates - 1] = key_line(ld, "core_cstate");
     else if (sd->kind == SEC_FIRMWARE)
         ld->cpc_line = key_line(ld, "cpc_highest_perf");
+    else if (sd->kind == SEC_RAPL)
+        rc = check_rapl(ld, ld->obj, d);
     ld->sd = NULL;
     return rc;
 }
@@ -595,6 +628,15 @@ static int open_firmware(struct loader *ld, struct diag *d)
     return 0;
 }
 
+static int open_rapl(struct loader *ld, struct diag *d)
+{
+    if (ld->rapl_line)
+        return duplicate(ld, ld->rapl_line, d);
+    ld->rapl_line = ld->line;
+    ld->obj = &ld->m->rapl;
+    return 0;
+}
+
 static int open_calibration(struct loader *ld, struct diag *d)
 {
     if (ld->calib_section_line)
@@ -642,7 +684,8 @@ static int on_section(void *ctx, const char *name, int line, struct diag *d)
     if (!sd)
         return diag_error(d, ld->path, line,
                           "unknown section [%s]; expected [machine], [core_type NAME], "
-                          "[cstate TYPE NAME], [pkgstate NAME], [firmware] or [calibration]", name);
+                          "[cstate TYPE NAME], [pkgstate NAME], [firmware], [rapl] or "
+                          "[calibration]", name);
     if (n - 1 != sd->nargs)
         return diag_error(d, ld->path, line, "section [%s] should read %s", name, sd->usage);
     if (sd->kind != SEC_MACHINE && !ld->machine_line)
@@ -659,6 +702,7 @@ static int on_section(void *ctx, const char *name, int line, struct diag *d)
     case SEC_PKGSTATE: return open_pkgstate(ld, w[1], d);
     case SEC_CALIB: return open_calibration(ld, d);
     case SEC_FIRMWARE: return open_firmware(ld, d);
+    case SEC_RAPL: return open_rapl(ld, d);
     case SEC_NONE: break;
     }
     return diag_error(d, ld->path, line, "internal error: section kind");

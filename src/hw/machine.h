@@ -107,6 +107,16 @@ struct hw_firmware {
 
 #define HW_CPPC_MAX_PERF 0xFF  /* CPPC_MAX_PERF: "not a real value" (a1ff59784b27) */
 
+/* [rapl]: the package power limits firmware leaves in MSR_PKG_POWER_LIMIT,
+ * the same for every package (FACTS-2.md §8). PL1 holds the power averaged
+ * over tau, PL2 the power over a short window (hw/rapl.h says how pmlab
+ * models both). A machine file without [rapl] has no limits: pl1_mw = 0. */
+struct hw_power_limits {
+    double pl1_mw;                 /* long-term limit (powercap constraint_0) */
+    double pl2_mw;                 /* short-term limit (constraint_1), >= pl1_mw */
+    sim_time_t tau_ns;             /* PL1 time window, the "Turbo Time Parameter" */
+};
+
 struct hw_calib {
     char key[HW_NAME_MAX];
     double value;
@@ -140,6 +150,7 @@ struct hw_machine {
     struct hw_pkgstate pkgstates[HW_MAX_PKGSTATES]; /* shallowest first */
     int npkgstates;
     struct hw_firmware fw;         /* [firmware]: _OSC and _CPC */
+    struct hw_power_limits rapl;   /* [rapl]: package power limits (pl1_mw 0: none) */
     struct hw_calib calib[HW_MAX_CALIB]; /* calibration constants present in the file */
     int ncalib;
 };

@@ -176,18 +176,19 @@ static void cpufreq_apply_deferred(struct sim_event *ev, void *arg)
     cpufreq_set_core_mhz(w, core, w->cpufreq.apply_mhz[core]);
 }
 
-void cpufreq_set_core_mhz(struct world *w, int core, uint32_t mhz)
+void cpufreq_set_core_mhz(struct world *w, int core, uint32_t want_mhz)
 {
     struct cpufreq_sys *cs = &w->cpufreq;
     const struct hw_core *c = &w->machine->cores[core];
     if (sim_event_pending(&cs->apply_ev[core])) {
-        cs->apply_mhz[core] = mhz;
+        cs->apply_mhz[core] = want_mhz;
         return;
     }
+    uint32_t mhz = hw_rapl_clamp(&cs->rapl, core, want_mhz, w->q.now_ns);
     if (w->hw.core_mhz[core] == mhz)
         return;
     if (w->sched.cpu && cpufreq_core_starting(w, c)) {
-        cs->apply_mhz[core] = mhz;
+        cs->apply_mhz[core] = want_mhz;
         sim_event_schedule(&w->q, &cs->apply_ev[core], w->q.now_ns);
         return;
     }
@@ -354,6 +355,11 @@ void cpufreq_init(struct world *w)
     struct cpufreq_sys *cs = &w->cpufreq;
     const struct hw_machine *m = w->machine;
     memset(cs, 0, sizeof *cs);
+    cs->apply_ev = xcalloc((size_t)m->ncores, sizeof *cs->apply_ev);
+    cs->apply_mhz = xcalloc((size_t)m->ncores, sizeof *cs->apply_mhz);
+    for (int c = 0; c < m->ncores; c++)
+        sim_event_init(&cs->apply_ev[c], cpufreq_apply_deferred);
+    cpufreq_power_limit_init(w);
     cs->driver = intel_pstate_probe(m, w->kp, &cs->hwp);
     if (!cs->driver)
         return;
@@ -367,10 +373,6 @@ void cpufreq_init(struct world *w)
     cs->policy = xcalloc((size_t)n, sizeof *cs->policy);
     cs->pelt = xcalloc((size_t)n, sizeof *cs->pelt);
     cs->gov_data = xcalloc((size_t)n, cs->gov_data_stride ? cs->gov_data_stride : 1);
-    cs->apply_ev = xcalloc((size_t)m->ncores, sizeof *cs->apply_ev);
-    cs->apply_mhz = xcalloc((size_t)m->ncores, sizeof *cs->apply_mhz);
-    for (int c = 0; c < m->ncores; c++)
-        sim_event_init(&cs->apply_ev[c], cpufreq_apply_deferred);
     if (cs->hwp) {
         hwp_params_init(&cs->hwp_prm, m);
         cs->hwp_core = xcalloc((size_t)m->ncores, sizeof *cs->hwp_core);
@@ -395,6 +397,7 @@ void cpufreq_init(struct world *w)
 void cpufreq_destroy(struct world *w)
 {
     struct cpufreq_sys *cs = &w->cpufreq;
+    cpufreq_power_limit_destroy(w);
     free(cs->policy);
     free(cs->pelt);
     free(cs->gov_data);

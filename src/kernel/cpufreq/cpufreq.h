@@ -21,7 +21,13 @@
  * it runs and only for governors that sample; HWP cores get a lazy
  * re-evaluation timer while in C0.
  *
- * Without a driver (cpufreq.off=1) every core stays at its base frequency. */
+ * Package power limits (hw/rapl.h) cap what the policies resolve to: every
+ * change passes the package's ceiling in cpufreq_set_core_mhz, and the
+ * controller's evaluation timer (power_limit.c) re-applies the package's
+ * choices when the ceiling moves.
+ *
+ * Without a driver (cpufreq.off=1) every core stays at its base frequency,
+ * unless a power limit holds it lower. */
 #ifndef PMLAB_KERNEL_CPUFREQ_CPUFREQ_H
 #define PMLAB_KERNEL_CPUFREQ_CPUFREQ_H
 
@@ -31,6 +37,7 @@
 
 #include "hw/hwp.h"
 #include "hw/machine.h"
+#include "hw/rapl.h"
 #include "kernel/params.h"
 #include "report/results.h"
 #include "sim/eventq.h"
@@ -136,6 +143,8 @@ struct cpufreq_sys {
     uint32_t *apply_mhz;
     struct hwp_params hwp_prm;
     struct cpufreq_hwp_core *hwp_core; /* [ncores] when hwp */
+    struct hw_rapl rapl;               /* package power limits (power_limit.c) */
+    struct sim_event *rapl_ev;         /* [packages] when limited: next evaluation */
 };
 
 /* ---- for the scenario loader and the world -------------------------------- */
@@ -173,9 +182,10 @@ extern const struct cpufreq_governor cpufreq_gov_ondemand;
 void cpufreq_driver_target(struct world *w, struct cpufreq_policy *p, uint32_t khz);
 /* Resolve core's frequency from its threads' requests and set it (see top). */
 void cpufreq_core_apply(struct world *w, int core);
-/* Set core's frequency now: PELT folded first, then hw, then the scheduler
- * re-times running work. No-op when unchanged. */
-void cpufreq_set_core_mhz(struct world *w, int core, uint32_t mhz);
+/* Run core at want_mhz, or at its package's power-limit ceiling when that is
+ * lower: PELT folded first, then hw, then the scheduler re-times running
+ * work. No-op when unchanged. */
+void cpufreq_set_core_mhz(struct world *w, int core, uint32_t want_mhz);
 /* Arm cpu's tick if it is busy and the tick is not pending. */
 void cpufreq_tick_arm(struct world *w, int cpu);
 /* Lowest frequency of the table (100 MHz steps) at or above khz. */
@@ -199,6 +209,11 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p);
 /* HWP: the hardware samples core at now (a transition or its timer). */
 void intel_pstate_hwp_eval(struct world *w, int core, bool force);
 void intel_pstate_hwp_timer(struct sim_event *ev, void *arg);
+
+/* power_limit.c: start the power-limit controller's evaluations (nothing
+ * when the machine has no limits), and stop them. */
+void cpufreq_power_limit_init(struct world *w);
+void cpufreq_power_limit_destroy(struct world *w);
 
 /* pelt.c */
 void pelt_init(struct pelt_cpu *pc, sim_time_t now_ns);
