@@ -32,7 +32,6 @@
 #include "hw/hwp.h"
 #include "hw/machine.h"
 #include "kernel/params.h"
-#include "report/results.h"
 #include "sim/eventq.h"
 #include "util/diag.h"
 

@@ -44,8 +44,8 @@
 #include "hw/machine.h"
 #include "kernel/params.h"
 #include "kernel/sched/sched.h"
-#include "report/results.h"
 #include "sim/eventq.h"
+#include "sim/metrics.h"
 
 struct world;
 

@@ -29,8 +29,8 @@
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/params.h"
-#include "report/results.h"
 #include "sim/eventq.h"
+#include "sim/metrics.h"
 
 struct world;
 
