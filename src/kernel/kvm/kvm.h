@@ -112,6 +112,13 @@ int64_t kvm_halt_poll_adjust(const struct kvm_halt_poll_params *p, int64_t max_n
  * or (patch kvm-powersave-nopoll) the host CPU runs a powersave policy. */
 bool kvm_arch_no_poll_decide(uint64_t msr_poll_control, bool patch_nopoll, bool cpu_powersave);
 
+/* What `pmlab explain` shows of KVM (report/explain_kvm.c prints it). */
+struct kvm_explain {
+    struct kvm_halt_poll_params halt_poll; /* as /sys/module/kvm/parameters reads */
+    bool patch_nopoll;                      /* patch kvm-powersave-nopoll applied */
+};
+void kvm_explain(const struct kparams *kp, struct kvm_explain *e);
+
 /* Guest haltpoll governor per vCPU (drivers/cpuidle/governors/haltpoll.c). */
 struct haltpoll_params {
     int64_t guest_halt_poll_ns, grow, shrink, grow_start;
