@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "report/results.h"
+#include "sim/metrics.h"
 #include "util/diag.h"
 
 struct world;
