@@ -5,7 +5,9 @@
  * point) and writes only its own result slot, so output is byte-identical for
  * any --jobs and any execution order. For the same reason replications can be
  * added in batches (adaptive replications, ci_target_pct): replication r is
- * the same run whichever batch it falls in. */
+ * the same run whichever batch it falls in. Replication r of every variant
+ * is offered the same work (common random numbers, world.h), so the results
+ * are paired by replication (rpt_results.paired). */
 #ifndef PMLAB_RUNNER_RUNNER_H
 #define PMLAB_RUNNER_RUNNER_H
 

@@ -111,7 +111,7 @@ static void rr_arrival(struct sim_event *ev, void *arg)
     run->free_list = req->next_free;
     run->inflight++;
     req->arrival_ns = w->q.now_ns;
-    int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
+    int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
     task_init(&req->task, rr_request_done, cpu);
     sched_wake_task(w, &req->task, rr_service_ns(run));
     double gap = sim_rng_exp(&w->rng[WORLD_STREAM_ARRIVAL], run->mean_gap_ns);
