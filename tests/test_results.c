@@ -1,12 +1,17 @@
-/* Summaries and comparisons: Student-t CIs and Welch's test against values
- * computed independently (R: t.test(x, y) with var.equal = FALSE). */
+/* Summaries and comparisons: Student-t CIs, Welch's test against values
+ * computed independently (R: t.test(x, y) with var.equal = FALSE), paired
+ * comparisons, no verdict below two replications.
+ * The arithmetic of each expectation is in tests/test_inference.c or here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <gsl/gsl_errno.h>
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +52,7 @@ static void test_welch(void **state)
     fill(&a, "thr", RPT_HIGHER_BETTER, x, 5);
     fill(&b, "thr", RPT_HIGHER_BETTER, y, 5);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     /* diff 3, se = sqrt(2.5/5 + 2.5/5) = 1, df = 8, t = 3:
      * p = 0.01707168, CI = 3 -+ 2.306004 */
     assert_float_equal(c.delta_pct, 3.0 / 11 * 100, 1e-9);
@@ -57,10 +62,10 @@ static void test_welch(void **state)
     assert_string_equal(c.verdict, "better");
     /* The same change on a lower-is-better metric is worse. */
     a.better = b.better = RPT_LOWER_BETTER;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     assert_string_equal(c.verdict, "worse");
     a.better = b.better = RPT_NEUTRAL;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     assert_string_equal(c.verdict, "higher");
     free(a.values);
     free(b.values);
@@ -75,7 +80,7 @@ static void test_noise(void **state)
     fill(&a, "m", RPT_LOWER_BETTER, x, 4);
     fill(&b, "m", RPT_LOWER_BETTER, y, 4);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     assert_string_equal(c.verdict, "noise");
     assert_true(c.ci_lo_pct < 0 && c.ci_hi_pct > 0);
     assert_true(c.p_value > 0.05);
@@ -127,11 +132,86 @@ static void test_series_gathered_per_rep(void **state)
     rpt_set_free(&sets[1]);
 }
 
+/* A results model of two variants with metrics names[k] (the same unit
+ * and direction) valued base[k][rep] and var[k][rep]. */
+static void two_variants(struct rpt_results *r, int nmetrics, const char *const *names,
+                         const char *unit, enum rpt_better better, const double *base,
+                         const double *var, int reps, bool paired)
+{
+    memset(r, 0, sizeof *r);
+    r->paired = paired;
+    r->nvariants = 2;
+    r->variants = calloc(2, sizeof *r->variants);
+    for (int v = 0; v < 2; v++) {
+        struct rpt_metric_set sets[8] = { 0 };
+        const double *x = v ? var : base;
+        for (int k = 0; k < nmetrics; k++)
+            for (int i = 0; i < reps; i++)
+                rpt_set_put(&sets[i], names[k], unit, better, x[k * reps + i]);
+        r->variants[v].name = strdup(v ? "var" : "base");
+        rpt_variant_summarize(&r->variants[v], sets, reps);
+        for (int i = 0; i < reps; i++)
+            rpt_set_free(&sets[i]);
+    }
+    rpt_compare_all(r);
+}
+
+/* Paired: the per-replication differences 1, 1.5, .5, 1, 1.5 (mean 1.1 on a
+ * base mean of 11): +10 %, CI 1.1 -+ .519425 = [5.2780, 14.7220] % of 11,
+ * p = .0041811 (test_inference.c), although each side spreads by ~1.6. */
+static void test_paired_comparison(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "thr" };
+    double a[5] = { 10, 12, 11, 13, 9 }, b[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    struct rpt_results r;
+    two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 5, true);
+    assert_int_equal(r.ncmp, 1);
+    const struct rpt_comparison *c = &r.cmp[0];
+    assert_int_equal(c->test, RPT_TEST_PAIRED);
+    assert_int_equal(c->n_base, 5);
+    assert_float_equal(c->delta, 1.1, 1e-12);
+    assert_float_equal(c->delta_pct, 10, 1e-9);
+    assert_float_equal(c->ci_lo_pct, (1.1 - 0.519425) / 11 * 100, 1e-4);
+    assert_float_equal(c->ci_hi_pct, (1.1 + 0.519425) / 11 * 100, 1e-4);
+    assert_float_equal(c->p_value, 0.0041811, 1e-6);
+    assert_string_equal(c->verdict, "better");
+    assert_string_equal(rpt_test_name(c->test), "paired-t");
+    rpt_results_free(&r);
+    /* The same values unpaired: Welch, noise. */
+    two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 5, false);
+    assert_int_equal(r.cmp[0].test, RPT_TEST_WELCH);
+    assert_string_equal(r.cmp[0].verdict, "noise");
+    rpt_results_free(&r);
+}
+
+/* One replication: a mean but no interval, no test, no verdict. */
+static void test_one_replication(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "thr" };
+    double a[1] = { 100 }, b[1] = { 97.2 };
+    struct rpt_results r;
+    two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 1, true);
+    const struct rpt_metric *m = rpt_variant_metric(&r.variants[0], "thr");
+    assert_float_equal(m->mean, 100, 0);
+    assert_true(isnan(m->ci_lo) && isnan(m->ci_hi));
+    const struct rpt_comparison *c = &r.cmp[0];
+    assert_int_equal(c->test, RPT_TEST_NONE);
+    assert_float_equal(c->delta_pct, -2.8, 1e-9);
+    assert_true(isnan(c->ci_lo_pct) && isnan(c->p_value));
+    assert_string_equal(c->verdict, "n/a");
+    rpt_results_free(&r);
+}
+
 int main(void)
 {
+    gsl_set_error_handler_off(); /* as src/main.c does */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ci), cmocka_unit_test(test_welch), cmocka_unit_test(test_noise),
         cmocka_unit_test(test_set_put_replaces), cmocka_unit_test(test_series_gathered_per_rep),
+        cmocka_unit_test(test_paired_comparison),
+        cmocka_unit_test(test_one_replication),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,14 @@ static json_t *json_str(const char *s)
     return json_string(s ? s : "");
 }
 
+/* A 95 % interval, or null without one. */
+static json_t *json_interval(double lo, double hi)
+{
+    if (isnan(lo) || isnan(hi))
+        return json_null();
+    return json_pack("[oo]", json_num(lo), json_num(hi));
+}
+
 static json_t *json_metric(const struct rpt_metric *m)
 {
     json_t *o = json_object();
@@ -30,7 +38,7 @@ static json_t *json_metric(const struct rpt_metric *m)
                                                                                  : "neutral"));
     json_object_set_new(o, "mean", json_num(m->mean));
     json_object_set_new(o, "stddev", json_num(m->stddev));
-    json_object_set_new(o, "ci95", json_pack("[oo]", json_num(m->ci_lo), json_num(m->ci_hi)));
+    json_object_set_new(o, "ci95", json_interval(m->ci_lo, m->ci_hi));
     json_object_set_new(o, "values", values);
     return o;
 }
@@ -88,8 +96,13 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "metric", json_str(c->metric));
     json_object_set_new(o, "base", json_str(c->base));
     json_object_set_new(o, "variant", json_str(c->variant));
+    json_object_set_new(o, "test", json_string(rpt_test_name(c->test)));
+    json_object_set_new(o, "n_base", json_integer(c->n_base));
+    json_object_set_new(o, "n_variant", json_integer(c->n_variant));
     json_object_set_new(o, "delta_pct", json_num(c->delta_pct));
-    json_object_set_new(o, "ci95_pct", json_pack("[oo]", json_num(c->ci_lo_pct), json_num(c->ci_hi_pct)));
+    json_object_set_new(o, "ci95_pct", json_interval(c->ci_lo_pct, c->ci_hi_pct));
+    json_object_set_new(o, "delta", json_num(c->delta));
+    json_object_set_new(o, "ci95", json_interval(c->ci_lo, c->ci_hi));
     json_object_set_new(o, "p_value", json_num(c->p_value));
     json_object_set_new(o, "verdict", json_str(c->verdict));
     return o;
@@ -104,6 +117,9 @@ static void json_render(const struct rpt_results *r, FILE *out)
     json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(root, "reps", json_integer(r->reps));
     json_object_set_new(root, "quick", json_boolean(r->quick));
+    json_object_set_new(root, "paired", json_boolean(r->paired));
+    if (!r->paired && r->unpaired_why)
+        json_object_set_new(root, "unpaired", json_string(r->unpaired_why));
     if (r->cpus)
         json_object_set_new(root, "cpus", json_string(r->cpus));
     json_t *variants = json_array();

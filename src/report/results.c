@@ -1,11 +1,12 @@
-/* results: metric sets, per-variant summaries and Welch comparisons.
+/* results: metric sets, per-variant summaries and comparisons.
  *
- * Statistics: the 95 % CI of a mean is mean +- t(0.975, n-1) s / sqrt(n). The
- * comparison of variant V against base B is Welch's unequal-variance t-test:
- * se = sqrt(sV^2/nV + sB^2/nB), df by Welch-Satterthwaite, CI of the difference
- * = (mV - mB) +- t(0.975, df) se, expressed in % of |mB|. The verdict is "noise"
- * unless that CI excludes 0 (equivalently p < 0.05); then better/worse by the
- * metric's direction. t quantiles and CDFs come from GSL. */
+ * Statistics: the 95 % CI of a mean is mean +- t(0.975, n-1) s / sqrt(n); one
+ * replication has none. Variant V is compared with base B replication by
+ * replication when the runs are paired (common random numbers: the paired t
+ * interval on the differences, which the shared workload makes far narrower
+ * than the spread of either side), else by Welch's unequal-variance t-test
+ * (report/inference.h). The verdict is "noise" unless p is under 0.05;
+ * then better/worse by the metric's direction. A delta is shown in % of |mB|. */
 #include "report/results.h"
 
 #include <assert.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/inference.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 
@@ -177,9 +179,10 @@ static void rpt_metric_finish(struct rpt_metric *m)
     for (int i = 0; i < m->n; i++)
         ss += (m->values[i] - m->mean) * (m->values[i] - m->mean);
     m->stddev = m->n > 1 ? sqrt(ss / (m->n - 1)) : 0;
-    double half = 0;
+    /* One replication says nothing about the spread: no interval. */
+    double half = NAN;
     if (m->n > 1)
-        half = gsl_cdf_tdist_Pinv(0.975, m->n - 1) * m->stddev / sqrt(m->n);
+        half = gsl_cdf_tdist_Pinv(1 - RPT_ALPHA / 2, m->n - 1) * m->stddev / sqrt(m->n);
     m->ci_lo = m->mean - half;
     m->ci_hi = m->mean + half;
 }
@@ -236,48 +239,47 @@ const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, co
     return NULL;
 }
 
-static const char *rpt_verdict(enum rpt_better better, double lo, double hi)
+const char *rpt_test_name(enum rpt_test t)
 {
-    if (lo <= 0 && hi >= 0)
+    return t == RPT_TEST_PAIRED ? "paired-t" : t == RPT_TEST_WELCH ? "welch-t" : "none";
+}
+
+static const char *rpt_verdict(enum rpt_better better, const struct rpt_comparison *c)
+{
+    if (c->test == RPT_TEST_NONE)
+        return "n/a";
+    if (!(c->p_value < RPT_ALPHA) || c->delta == 0)
         return "noise";
-    bool up = lo > 0;
+    bool up = c->delta > 0;
     if (better == RPT_NEUTRAL)
         return up ? "higher" : "lower";
     return (up == (better == RPT_HIGHER_BETTER)) ? "better" : "worse";
 }
 
-void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
+void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out)
 {
+    memset(out, 0, sizeof *out);
     str_copy(out->metric, sizeof out->metric, base->name);
-    double diff = var->mean - base->mean;
-    double vb = base->n > 0 ? base->stddev * base->stddev / base->n : 0;
-    double vv = var->n > 0 ? var->stddev * var->stddev / var->n : 0;
-    double se = sqrt(vb + vv);
-    /* A change from a zero baseline has no percentage: NaN (null in JSON,
-     * "n/a" in the table); no change from zero is 0 %. */
-    double scale = fabs(base->mean) > 0 ? 100.0 / fabs(base->mean) : diff == 0 ? 0 : NAN;
-    double lo = diff, hi = diff, p = 1.0;
-    if (se > 0 && base->n > 1 && var->n > 1) {
-        double df = (vb + vv) * (vb + vv) /
-                    (vb * vb / (base->n - 1) + vv * vv / (var->n - 1));
-        double t = diff / se;
-        p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
-        double half = gsl_cdf_tdist_Pinv(0.975, df) * se;
-        lo = diff - half;
-        hi = diff + half;
-    } else if (diff == 0) {
-        p = 1.0;
-    } else {
-        /* No spread on either side (deterministic metric): any difference is
-         * exact, so it is significant. */
-        p = 0.0;
-    }
-    out->delta_pct = diff * scale;
-    out->ci_lo_pct = lo * scale;
-    out->ci_hi_pct = hi * scale;
-    out->p_value = p;
-    out->verdict = rpt_verdict(base->better, lo, hi);
+    out->n_base = base->n;
+    out->n_variant = var->n;
+    out->delta = var->mean - base->mean;
+    struct rpt_diff_test t = { 0 };
+    if (paired && base->n == var->n && rpt_paired_t(base->values, var->values, base->n, &t) == 0)
+        out->test = RPT_TEST_PAIRED;
+    else if (rpt_welch_t(base->values, base->n, var->values, var->n, &t) == 0)
+        out->test = RPT_TEST_WELCH;
+    else
+        out->test = RPT_TEST_NONE;
+    out->ci_lo = out->test ? t.ci_lo : NAN;
+    out->ci_hi = out->test ? t.ci_hi : NAN;
+    out->p_value = out->test ? t.p_value : NAN;
+    /* No change from zero is 0 %; a change from zero has no percentage. */
+    double scale = base->mean != 0 ? 100.0 / fabs(base->mean) : out->delta == 0 ? 0 : NAN;
+    out->delta_pct = out->delta * scale;
+    out->ci_lo_pct = out->ci_lo * scale;
+    out->ci_hi_pct = out->ci_hi * scale;
+    out->verdict = rpt_verdict(base->better, out);
 }
 
 void rpt_compare_all(struct rpt_results *r)
@@ -293,7 +295,7 @@ void rpt_compare_all(struct rpt_results *r)
                 continue;
             r->cmp = xreallocarray(r->cmp, (size_t)r->ncmp + 1, sizeof *r->cmp);
             struct rpt_comparison *c = &r->cmp[r->ncmp++];
-            rpt_compare_metric(&b->metrics[i], mv, c);
+            rpt_compare_metric(&b->metrics[i], mv, r->paired, c);
             c->base = b->name;
             c->variant = var->name;
         }

@@ -10,13 +10,37 @@
 
 #include "report/results.h"
 
-/* "mean ± half" with a precision suited to the magnitude. */
+/* Decimals suited to a magnitude. */
+static int table_prec(double mag)
+{
+    mag = fabs(mag);
+    return mag >= 1000 ? 0 : mag >= 100 ? 1 : mag >= 1 ? 2 : 4;
+}
+
+/* "mean ± half (n)": the replication count beside every interval; one
+ * replication has no interval ("mean ± n/a (1)"). */
 static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
 {
     double half = (m->ci_hi - m->ci_lo) / 2;
-    double mag = fabs(m->mean);
-    int prec = mag >= 1000 ? 0 : mag >= 100 ? 1 : mag >= 1 ? 2 : 4;
-    snprintf(buf, size, "%.*f ± %.*f", prec, m->mean, prec, half);
+    int prec = table_prec(m->mean);
+    if (isfinite(half))
+        snprintf(buf, size, "%.*f ± %.*f (%d)", prec, m->mean, prec, half, m->n);
+    else
+        snprintf(buf, size, "%.*f ± n/a (%d)", prec, m->mean, m->n);
+}
+
+/* How the deltas were tested, one line under the header. */
+static void table_method(const struct rpt_results *r, FILE *out)
+{
+    if (r->nvariants < 2)
+        return;
+    if (r->paired)
+        fprintf(out, "deltas: paired t on per-replication differences (replication r of every "
+                     "variant is offered the same work: common random numbers)\n");
+    else
+        fprintf(out, "deltas: Welch's t-test, unpaired (%s)\n",
+                r->unpaired_why ? r->unpaired_why : "independent runs");
+    fprintf(out, "verdicts: p < 0.05; (n) = replications\n\n");
 }
 
 static void table_header(const struct rpt_results *r, FILE *out)
@@ -25,8 +49,11 @@ static void table_header(const struct rpt_results *r, FILE *out)
     if (r->description && *r->description)
         fprintf(out, "  %s\n", r->description);
     fprintf(out, "machine  %s: %s\n", r->machine, r->machine_desc ? r->machine_desc : "");
-    fprintf(out, "seed %llu, %d replications, 95 %% confidence intervals\n\n",
+    fprintf(out, "seed %llu, %d replications, 95 %% confidence intervals\n",
             (unsigned long long)r->seed, r->reps);
+    table_method(r, out);
+    if (r->nvariants < 2)
+        fputc('\n', out);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         fprintf(out, "variant %-14s kernel %s", var->name, var->kernel);
@@ -57,46 +84,83 @@ static bool table_is_turbostat_metric(const char *name)
     return false;
 }
 
+/* The delta, its CI with the replications behind it, and the p-values. */
+static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_t dsize, char *ci,
+                              size_t csize, char *p, size_t psize)
+{
+    char n[24];
+    if (c->test == RPT_TEST_WELCH)
+        snprintf(n, sizeof n, "(%d, %d)", c->n_base, c->n_variant);
+    else
+        snprintf(n, sizeof n, "(%d)", c->n_base < c->n_variant ? c->n_base : c->n_variant);
+    if (isnan(c->delta_pct)) {
+        snprintf(delta, dsize, "n/a");
+        snprintf(ci, csize, "(zero baseline) %s", n);
+    } else {
+        snprintf(delta, dsize, "%+.2f%%", c->delta_pct);
+        if (c->test != RPT_TEST_NONE)
+            snprintf(ci, csize, "[%+.2f, %+.2f] %% %s", c->ci_lo_pct, c->ci_hi_pct, n);
+    }
+    if (c->test == RPT_TEST_NONE) {
+        if (!isnan(c->delta_pct))
+            snprintf(ci, csize, "n/a %s", n);
+        snprintf(p, psize, "n/a");
+        return;
+    }
+    snprintf(p, psize, "%.3g", c->p_value);
+}
+
+/* One compared variant's cells of a metric row. */
+static void table_variant_cells(const struct rpt_results *r, const struct rpt_variant *var,
+                                const char *metric, FILE *out)
+{
+    const struct rpt_metric *mv = rpt_variant_metric(var, metric);
+    const struct rpt_comparison *c = rpt_find_comparison(r, var->name, metric);
+    if (!mv || !c) {
+        fprintf(out, " %-14s (not reported)", var->name);
+        return;
+    }
+    char b[64], delta[32], ci[64], p[16];
+    table_mean_ci(mv, b, sizeof b);
+    table_delta_cells(c, delta, sizeof delta, ci, sizeof ci, p, sizeof p);
+    fprintf(out, " %-14s %-26s %10s  %-28s %8s  %s", var->name, b, delta, ci, p, c->verdict);
+}
+
+/* Notes under the metrics: why a row says n/a. */
+static void table_notes(const struct rpt_results *r, FILE *out)
+{
+    bool na = false;
+    for (int i = 0; i < r->ncmp; i++)
+        na |= r->cmp[i].test == RPT_TEST_NONE;
+    if (na)
+        fprintf(out, "n/a: fewer than 2 replications (or a value that is not a number): no "
+                     "interval, p-value or verdict; run with --reps 2 or more\n\n");
+}
+
 static void table_metrics(const struct rpt_results *r, FILE *out)
 {
     const struct rpt_variant *base = &r->variants[0];
-    char a[48], b[48];
-    fprintf(out, "%-22s %-7s %-22s", "metric", "unit", base->name);
+    char a[64];
+    fprintf(out, "%-22s %-7s %-26s", "metric", "unit", base->name);
     if (r->nvariants > 1)
-        fprintf(out, " %-14s %-22s %8s  %-19s %7s  %s", "variant", "mean ± ci", "delta", "95% CI of delta",
-                "p", "verdict");
+        fprintf(out, " %-14s %-26s %10s  %-28s %8s  %s", "variant", "mean ± ci (n)", "delta",
+                "95% CI of delta (n)", "p", "verdict");
     fputc('\n', out);
     for (int i = 0; i < base->nmetrics; i++) {
         const struct rpt_metric *m = &base->metrics[i];
         if (table_is_turbostat_metric(m->name))
             continue;
         table_mean_ci(m, a, sizeof a);
-        fprintf(out, "%-22s %-7s %-22s", m->name, m->unit, a);
+        fprintf(out, "%-22s %-7s %-26s", m->name, m->unit, a);
         for (int v = 1; v < r->nvariants; v++) {
-            const struct rpt_variant *var = &r->variants[v];
-            const struct rpt_metric *mv = rpt_variant_metric(var, m->name);
-            const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
             if (v > 1)
-                fprintf(out, "\n%-22s %-7s %-22s", "", "", "");
-            if (!mv || !c) {
-                fprintf(out, " %-14s (not reported)", var->name);
-                continue;
-            }
-            table_mean_ci(mv, b, sizeof b);
-            char ci[40], delta[16];
-            if (isnan(c->delta_pct)) {
-                snprintf(delta, sizeof delta, "n/a");
-                snprintf(ci, sizeof ci, "(zero baseline)");
-            } else {
-                snprintf(delta, sizeof delta, "%+.2f%%", c->delta_pct);
-                snprintf(ci, sizeof ci, "[%+.2f, %+.2f] %%", c->ci_lo_pct, c->ci_hi_pct);
-            }
-            fprintf(out, " %-14s %-22s %8s  %-19s %7.3g  %s", var->name, b, delta, ci,
-                    c->p_value, c->verdict);
+                fprintf(out, "\n%-22s %-7s %-26s", "", "", "");
+            table_variant_cells(r, &r->variants[v], m->name, out);
         }
         fputc('\n', out);
     }
     fputc('\n', out);
+    table_notes(r, out);
 }
 
 /* turbostat's column name for a metric: residency.C1 -> C1%, core_residency.C6

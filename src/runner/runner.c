@@ -171,6 +171,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     r->machine_desc = xstrdup(s->machine->description);
     r->seed = p->seed;
     r->reps = p->reps;
+    r->paired = true; /* common random numbers (world.h) */
     r->cpus = s->report_cpus ? cpulist_format(s->report_cpus, s->machine->ncpus) : NULL;
     r->nvariants = p->nvar;
     r->variants = xcalloc((size_t)p->nvar, sizeof *r->variants);
