@@ -1,4 +1,4 @@
-/* inference: paired t and Welch t against values worked out by
+/* inference: paired t, Welch t and Holm against values worked out by
  * hand (the arithmetic is in the comments), so a change to any of them that
  * shifts a verdict fails here first. */
 #include <stdarg.h>
@@ -71,12 +71,33 @@ static void test_welch_t(void **state)
     assert_float_equal(t.ci_hi, 3 + 2.306004, 1e-6);
 }
 
+static void test_holm(void **state)
+{
+    (void)state;
+    /* m = 4 tests (the NaN is not one). Ascending: .005 x 4 = .02; .01 x 3 =
+     * .03; .03 x 2 = .06; .04 x 1 = .04, raised to .06 (step-down never
+     * goes below an earlier step). R: p.adjust(c(.01, .04, .03, .005),
+     * "holm") = .03 .06 .06 .02. */
+    double p[5] = { 0.01, NAN, 0.04, 0.03, 0.005 }, adj[5];
+    rpt_holm(p, 5, adj);
+    assert_float_equal(adj[0], 0.03, 1e-12);
+    assert_true(isnan(adj[1]));
+    assert_float_equal(adj[2], 0.06, 1e-12);
+    assert_float_equal(adj[3], 0.06, 1e-12);
+    assert_float_equal(adj[4], 0.02, 1e-12);
+    /* Capped at 1. */
+    double q[2] = { 0.6, 0.9 }, qadj[2];
+    rpt_holm(q, 2, qadj);
+    assert_float_equal(qadj[0], 1, 0);
+    assert_float_equal(qadj[1], 1, 0);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* as src/main.c does */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paired_t),   cmocka_unit_test(test_paired_exact_and_undefined),
-        cmocka_unit_test(test_welch_t),
+        cmocka_unit_test(test_welch_t),    cmocka_unit_test(test_holm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

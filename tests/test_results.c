@@ -1,6 +1,7 @@
 /* Summaries and comparisons: Student-t CIs, Welch's test against values
  * computed independently (R: t.test(x, y) with var.equal = FALSE), paired
- * comparisons, no verdict below two replications.
+ * comparisons, Holm's adjustment inside a variant's family of metrics, no
+ * verdict below two replications.
  * The arithmetic of each expectation is in tests/test_inference.c or here. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,6 +176,7 @@ static void test_paired_comparison(void **state)
     assert_float_equal(c->ci_lo_pct, (1.1 - 0.519425) / 11 * 100, 1e-4);
     assert_float_equal(c->ci_hi_pct, (1.1 + 0.519425) / 11 * 100, 1e-4);
     assert_float_equal(c->p_value, 0.0041811, 1e-6);
+    assert_float_equal(c->p_adjusted, c->p_value, 0); /* a family of one */
     assert_string_equal(c->verdict, "better");
     assert_string_equal(rpt_test_name(c->test), "paired-t");
     rpt_results_free(&r);
@@ -182,6 +184,58 @@ static void test_paired_comparison(void **state)
     two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 5, false);
     assert_int_equal(r.cmp[0].test, RPT_TEST_WELCH);
     assert_string_equal(r.cmp[0].verdict, "noise");
+    rpt_results_free(&r);
+}
+
+/* Holm inside a variant: k metrics all with the paired p = .0041811 above
+ * adjust to k p. Eleven give .04599 < .05 (better); twelve give .05017
+ * (noise), although each alone is significant. */
+static void test_holm_family(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "m0", "m1", "m2", "m3", "m4",  "m5",
+                                         "m6", "m7", "m8", "m9", "m10", "m11" };
+    double a[12 * 5], b[12 * 5];
+    static const double a1[5] = { 10, 12, 11, 13, 9 }, b1[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    for (int k = 0; k < 12; k++)
+        for (int i = 0; i < 5; i++)
+            a[k * 5 + i] = a1[i], b[k * 5 + i] = b1[i];
+    for (int k = 11; k <= 12; k++) {
+        struct rpt_results r;
+        two_variants(&r, k, names, "ops", RPT_HIGHER_BETTER, a, b, 5, true);
+        assert_int_equal(r.ncmp, k);
+        for (int i = 0; i < k; i++) {
+            assert_float_equal(r.cmp[i].p_value, 0.0041811, 1e-6);
+            assert_float_equal(r.cmp[i].p_adjusted, k * 0.0041811, 1e-5);
+            assert_string_equal(r.cmp[i].verdict, k == 11 ? "better" : "noise");
+        }
+        rpt_results_free(&r);
+    }
+}
+
+/* The --cpus view is a family of its own: eleven host-wide metrics and
+ * eleven cpus.* ones, all at p = .0041811, adjust to 11 p = .04599 each, not
+ * 22 p; so asking for the view changes no host-wide verdict. */
+static void test_holm_cpus_view_family(void **state)
+{
+    (void)state;
+    const char *names[22];
+    char buf[22][16];
+    double a[22 * 5], b[22 * 5];
+    static const double a1[5] = { 10, 12, 11, 13, 9 }, b1[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    for (int k = 0; k < 22; k++) {
+        snprintf(buf[k], sizeof buf[k], "%sm%d", k < 11 ? "" : RPT_CPUS_PREFIX, k % 11);
+        names[k] = buf[k];
+        for (int i = 0; i < 5; i++)
+            a[k * 5 + i] = a1[i], b[k * 5 + i] = b1[i];
+    }
+    struct rpt_results r;
+    two_variants(&r, 22, names, "ops", RPT_HIGHER_BETTER, a, b, 5, true);
+    assert_int_equal(r.ncmp, 22);
+    for (int i = 0; i < 22; i++) {
+        assert_float_equal(r.cmp[i].p_adjusted, 11 * 0.0041811, 1e-5);
+        assert_string_equal(r.cmp[i].verdict, "better");
+    }
     rpt_results_free(&r);
 }
 
@@ -199,7 +253,7 @@ static void test_one_replication(void **state)
     const struct rpt_comparison *c = &r.cmp[0];
     assert_int_equal(c->test, RPT_TEST_NONE);
     assert_float_equal(c->delta_pct, -2.8, 1e-9);
-    assert_true(isnan(c->ci_lo_pct) && isnan(c->p_value));
+    assert_true(isnan(c->ci_lo_pct) && isnan(c->p_value) && isnan(c->p_adjusted));
     assert_string_equal(c->verdict, "n/a");
     rpt_results_free(&r);
 }
@@ -210,7 +264,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ci), cmocka_unit_test(test_welch), cmocka_unit_test(test_noise),
         cmocka_unit_test(test_set_put_replaces), cmocka_unit_test(test_series_gathered_per_rep),
-        cmocka_unit_test(test_paired_comparison),
+        cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
+        cmocka_unit_test(test_holm_cpus_view_family),
         cmocka_unit_test(test_one_replication),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

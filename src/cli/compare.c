@@ -36,7 +36,7 @@ static void compare_usage(void)
            "\n"
            "Compare two results saved by 'pmlab run --format json' without running anything:\n"
            "A's first variant is the baseline and every variant of B is compared with it\n"
-           "(delta, its 95 %% CI, p-value, verdict), from the\n"
+           "(delta, its 95 %% CI, p-values raw and Holm-adjusted, verdict), from the\n"
            "replications the files hold. The comparison is paired, replication by replication,\n"
            "when both files come from runs with common random numbers and the same seed,\n"
            "replication count and configuration (a baseline kept and a variant run later);\n"

@@ -1,4 +1,4 @@
-/* inference: paired t, Welch t; see inference.h. */
+/* inference: paired t, Welch t, Holm; see inference.h. */
 #include "report/inference.h"
 
 #include <gsl/gsl_cdf.h>
@@ -82,4 +82,37 @@ int rpt_welch_t(const double *a, int na, const double *b, int nb, struct rpt_dif
     double df = se > 0 ? (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1)) : na + nb - 2;
     t_result(mb - ma, se, df, out);
     return 0;
+}
+
+struct holm_item {
+    double p;
+    int index;
+};
+
+static int holm_cmp(const void *x, const void *y)
+{
+    const struct holm_item *a = x, *b = y;
+    if (a->p != b->p)
+        return a->p < b->p ? -1 : 1;
+    return a->index - b->index; /* a stable order for equal p */
+}
+
+void rpt_holm(const double *p, int n, double *adj)
+{
+    struct holm_item *it = xcalloc((size_t)n + 1, sizeof *it);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        adj[i] = NAN;
+        if (!isnan(p[i]))
+            it[m++] = (struct holm_item){ p[i], i };
+    }
+    qsort(it, (size_t)m, sizeof *it, holm_cmp);
+    double running = 0;
+    for (int j = 0; j < m; j++) {
+        double a = (double)(m - j) * it[j].p;
+        a = a < 1 ? a : 1;
+        running = a > running ? a : running; /* step-down: never below an earlier one */
+        adj[it[j].index] = running;
+    }
+    free(it);
 }

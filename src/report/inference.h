@@ -6,7 +6,9 @@
  *   r of two variants a matched pair; Law & Kelton, "Simulation Modeling and
  *   Analysis", 5th ed., sections 10.2.1 and 11.2);
  * - rpt_welch_t: Welch's unequal-variance t test with Welch-Satterthwaite
- *   degrees of freedom, for independent samples (Welch 1947).
+ *   degrees of freedom, for independent samples (Welch 1947);
+ * - rpt_holm: Holm's step-down adjustment of a family of p-values (Holm
+ *   1979, "A simple sequentially rejective multiple test procedure").
  *
  * t quantiles and tail probabilities come from GSL. GSL's error handler is
  * switched off once at start-up (src/main.c), so a domain error returns NaN
@@ -36,5 +38,13 @@ int rpt_paired_t(const double *a, const double *b, int n, struct rpt_diff_test *
  * Welch-Satterthwaite. No spread on either side: exact, as rpt_paired_t.
  * Returns 0, or -1 when n_a < 2, n_b < 2 or a value is not finite. */
 int rpt_welch_t(const double *a, int na, const double *b, int nb, struct rpt_diff_test *out);
+
+/* Holm's step-down adjustment: with p sorted ascending, p_(1) <= ... <=
+ * p_(m), adj_(i) = max over j <= i of min(1, (m - j + 1) p_(j)), written
+ * back in the input order. Rejecting where adj < alpha controls the
+ * family-wise error rate at alpha under any dependence between the tests.
+ * NaN entries are not tests: they are skipped (and stay NaN), and m counts
+ * the others. */
+void rpt_holm(const double *p, int n, double *adj);
 
 #endif

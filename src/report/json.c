@@ -104,6 +104,7 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "delta", json_num(c->delta));
     json_object_set_new(o, "ci95", json_interval(c->ci_lo, c->ci_hi));
     json_object_set_new(o, "p_value", json_num(c->p_value));
+    json_object_set_new(o, "p_adjusted", json_num(c->p_adjusted));
     json_object_set_new(o, "verdict", json_str(c->verdict));
     return o;
 }
@@ -120,6 +121,7 @@ static void json_render(const struct rpt_results *r, FILE *out)
     json_object_set_new(root, "paired", json_boolean(r->paired));
     if (!r->paired && r->unpaired_why)
         json_object_set_new(root, "unpaired", json_string(r->unpaired_why));
+    json_object_set_new(root, "adjustment", json_string("holm"));
     if (r->cpus)
         json_object_set_new(root, "cpus", json_string(r->cpus));
     json_t *variants = json_array();

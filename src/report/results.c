@@ -5,8 +5,18 @@
  * replication when the runs are paired (common random numbers: the paired t
  * interval on the differences, which the shared workload makes far narrower
  * than the spread of either side), else by Welch's unequal-variance t-test
- * (report/inference.h). The verdict is "noise" unless p is under 0.05;
- * then better/worse by the metric's direction. A delta is shown in % of |mB|. */
+ * (report/inference.h). Each variant's p-values over all its host-wide
+ * metrics (and, as a family of its own, over its --cpus view) are then
+ * adjusted by Holm's step-down method, so the chance of any false
+ * better/worse among them stays under 5 % (family-wise): 20-80 metrics
+ * each tested at 5 % alone would show a few "significant" changes between
+ * two identical configurations. Holm rather than Benjamini-Hochberg because
+ * the verdicts are read one metric at a time, as claims, and because these
+ * metrics are dependent in both directions (residency shares sum to 100 %,
+ * power follows busy time): Holm holds under any dependence, BH's false
+ * discovery rate only under positive dependence. The verdict is "noise"
+ * unless the adjusted p is under 0.05; then better/worse by the metric's
+ * direction. A delta is shown in % of |mB|. */
 #include "report/results.h"
 
 #include <assert.h>
@@ -248,7 +258,7 @@ static const char *rpt_verdict(enum rpt_better better, const struct rpt_comparis
 {
     if (c->test == RPT_TEST_NONE)
         return "n/a";
-    if (!(c->p_value < RPT_ALPHA) || c->delta == 0)
+    if (!(c->p_adjusted < RPT_ALPHA) || c->delta == 0)
         return "noise";
     bool up = c->delta > 0;
     if (better == RPT_NEUTRAL)
@@ -273,13 +283,44 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
         out->test = RPT_TEST_NONE;
     out->ci_lo = out->test ? t.ci_lo : NAN;
     out->ci_hi = out->test ? t.ci_hi : NAN;
-    out->p_value = out->test ? t.p_value : NAN;
+    out->p_value = out->p_adjusted = out->test ? t.p_value : NAN;
     /* No change from zero is 0 %; a change from zero has no percentage. */
     double scale = base->mean != 0 ? 100.0 / fabs(base->mean) : out->delta == 0 ? 0 : NAN;
     out->delta_pct = out->delta * scale;
     out->ci_lo_pct = out->ci_lo * scale;
     out->ci_hi_pct = out->ci_hi * scale;
     out->verdict = rpt_verdict(base->better, out);
+}
+
+/* Whether a metric belongs to the per-CPU view (--cpus) rather than the
+ * host-wide metrics. */
+static bool rpt_in_cpus_view(const char *metric)
+{
+    return strncmp(metric, RPT_CPUS_PREFIX, strlen(RPT_CPUS_PREFIX)) == 0;
+}
+
+/* Holm over one family -- the comparisons among cmp[first .. first + n)
+ * (one variant's) in the per-CPU view or not -- then their verdicts from
+ * the adjusted p-values. The host-wide metrics and the --cpus view are
+ * separate families, so asking for the view changes no host-wide verdict. */
+static void rpt_adjust_family(struct rpt_results *r, int first, int n, bool cpus_view)
+{
+    double *p = xcalloc((size_t)n + 1, sizeof *p), *adj = xcalloc((size_t)n + 1, sizeof *adj);
+    for (int i = 0; i < n; i++) {
+        const struct rpt_comparison *c = &r->cmp[first + i];
+        p[i] = rpt_in_cpus_view(c->metric) == cpus_view ? c->p_value : NAN;
+    }
+    rpt_holm(p, n, adj);
+    for (int i = 0; i < n; i++) {
+        struct rpt_comparison *c = &r->cmp[first + i];
+        if (rpt_in_cpus_view(c->metric) != cpus_view)
+            continue;
+        const struct rpt_metric *b = rpt_variant_metric(&r->variants[0], c->metric);
+        c->p_adjusted = adj[i];
+        c->verdict = rpt_verdict(b->better, c);
+    }
+    free(p);
+    free(adj);
 }
 
 void rpt_compare_all(struct rpt_results *r)
@@ -289,6 +330,7 @@ void rpt_compare_all(struct rpt_results *r)
     const struct rpt_variant *b = &r->variants[0];
     for (int v = 1; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
+        int first = r->ncmp;
         for (int i = 0; i < b->nmetrics; i++) {
             const struct rpt_metric *mv = rpt_variant_metric(var, b->metrics[i].name);
             if (!mv)
@@ -299,6 +341,8 @@ void rpt_compare_all(struct rpt_results *r)
             c->base = b->name;
             c->variant = var->name;
         }
+        rpt_adjust_family(r, first, r->ncmp - first, false);
+        rpt_adjust_family(r, first, r->ncmp - first, true);
     }
 }
 

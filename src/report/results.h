@@ -4,8 +4,8 @@
  * direction is better). The runner gathers one set per replication and variant;
  * rpt_summarize() turns them into per-variant summaries (mean, stddev, 95 % CI
  * with Student t) and comparisons of every metric against the first variant
- * (paired or Welch t, report/inference.h: delta, its 95 % CI, p-value,
- * verdict). Formats only read
+ * (paired or Welch t, report/inference.h: delta, its 95 % CI, p-values raw
+ * and Holm-adjusted, verdict). Formats only read
  * this model, so a new metric touches no format. */
 #ifndef PMLAB_REPORT_RESULTS_H
 #define PMLAB_REPORT_RESULTS_H
@@ -136,8 +136,10 @@ struct rpt_comparison {
     double delta_pct;             /* 100 delta / |mean_b|; NaN when mean_b = 0 */
     double ci_lo_pct, ci_hi_pct;  /* the CI in % of |mean_b|; NaN without a test or % */
     double p_value;               /* two-sided, of the test; NaN without a test */
+    double p_adjusted;            /* Holm over the variant's family (host-wide or cpus.*);
+                                   * NaN without a test */
     /* better | worse | noise (higher | lower | noise for neutral metrics),
-     * from p_value < RPT_ALPHA and the delta's sign; n/a without a test. */
+     * from p_adjusted < RPT_ALPHA and the delta's sign; n/a without a test. */
     const char *verdict;
 };
 
@@ -163,10 +165,12 @@ struct rpt_results {
 void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *sets, int reps);
 /* Compute r->cmp: every metric of every variant after the first against the
  * first variant (metrics absent from either side are skipped), paired when
- * r->paired. */
+ * r->paired, then Holm's adjustment over each variant's host-wide metrics
+ * and, separately, over its cpus.* metrics, and the verdicts. */
 void rpt_compare_all(struct rpt_results *r);
-/* One comparison. Paired needs base->n == var->n (else Welch). Exposed for
- * the tests. */
+/* One comparison, without the multiple-comparison step: p_adjusted =
+ * p_value and the verdict from it. Paired needs base->n == var->n (else
+ * Welch). Exposed for the tests. */
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);

@@ -40,7 +40,8 @@ static void table_method(const struct rpt_results *r, FILE *out)
     else
         fprintf(out, "deltas: Welch's t-test, unpaired (%s)\n",
                 r->unpaired_why ? r->unpaired_why : "independent runs");
-    fprintf(out, "verdicts: p < 0.05; (n) = replications\n\n");
+    fprintf(out, "verdicts: Holm-adjusted p < 0.05 over each variant's metrics; intervals are "
+                 "per metric; (n) = replications\n\n");
 }
 
 static void table_header(const struct rpt_results *r, FILE *out)
@@ -86,7 +87,7 @@ static bool table_is_turbostat_metric(const char *name)
 
 /* The delta, its CI with the replications behind it, and the p-values. */
 static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_t dsize, char *ci,
-                              size_t csize, char *p, size_t psize)
+                              size_t csize, char *p, char *padj, size_t psize)
 {
     char n[24];
     if (c->test == RPT_TEST_WELCH)
@@ -105,9 +106,11 @@ static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_
         if (!isnan(c->delta_pct))
             snprintf(ci, csize, "n/a %s", n);
         snprintf(p, psize, "n/a");
+        snprintf(padj, psize, "n/a");
         return;
     }
     snprintf(p, psize, "%.3g", c->p_value);
+    snprintf(padj, psize, "%.3g", c->p_adjusted);
 }
 
 /* One compared variant's cells of a metric row. */
@@ -120,10 +123,11 @@ static void table_variant_cells(const struct rpt_results *r, const struct rpt_va
         fprintf(out, " %-14s (not reported)", var->name);
         return;
     }
-    char b[64], delta[32], ci[64], p[16];
+    char b[64], delta[32], ci[64], p[16], padj[16];
     table_mean_ci(mv, b, sizeof b);
-    table_delta_cells(c, delta, sizeof delta, ci, sizeof ci, p, sizeof p);
-    fprintf(out, " %-14s %-26s %10s  %-28s %8s  %s", var->name, b, delta, ci, p, c->verdict);
+    table_delta_cells(c, delta, sizeof delta, ci, sizeof ci, p, padj, sizeof p);
+    fprintf(out, " %-14s %-26s %10s  %-28s %8s %8s  %s", var->name, b, delta, ci, p, padj,
+            c->verdict);
 }
 
 /* Notes under the metrics: why a row says n/a. */
@@ -143,8 +147,8 @@ static void table_metrics(const struct rpt_results *r, FILE *out)
     char a[64];
     fprintf(out, "%-22s %-7s %-26s", "metric", "unit", base->name);
     if (r->nvariants > 1)
-        fprintf(out, " %-14s %-26s %10s  %-28s %8s  %s", "variant", "mean ± ci (n)", "delta",
-                "95% CI of delta (n)", "p", "verdict");
+        fprintf(out, " %-14s %-26s %10s  %-28s %8s %8s  %s", "variant", "mean ± ci (n)", "delta",
+                "95% CI of delta (n)", "p", "p(Holm)", "verdict");
     fputc('\n', out);
     for (int i = 0; i < base->nmetrics; i++) {
         const struct rpt_metric *m = &base->metrics[i];
