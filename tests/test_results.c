@@ -1,7 +1,7 @@
 /* Summaries and comparisons: Student-t CIs, Welch's test against values
  * computed independently (R: t.test(x, y) with var.equal = FALSE), paired
  * comparisons, Holm's adjustment inside a variant's family of metrics, no
- * verdict below two replications.
+ * verdict below two replications, near-zero baselines shown as differences.
  * The arithmetic of each expectation is in tests/test_inference.c or here. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,6 +177,7 @@ static void test_paired_comparison(void **state)
     assert_float_equal(c->ci_hi_pct, (1.1 + 0.519425) / 11 * 100, 1e-4);
     assert_float_equal(c->p_value, 0.0041811, 1e-6);
     assert_float_equal(c->p_adjusted, c->p_value, 0); /* a family of one */
+    assert_false(c->absolute);
     assert_string_equal(c->verdict, "better");
     assert_string_equal(rpt_test_name(c->test), "paired-t");
     rpt_results_free(&r);
@@ -258,6 +259,40 @@ static void test_one_replication(void **state)
     rpt_results_free(&r);
 }
 
+/* Near-zero baselines: a share of .0002 % going to 71.3 % is +71.3
+ * percentage points, not +35,650,000 %; a count from 0 is a difference in
+ * its unit; a share of 50 % stays relative. */
+static void test_near_zero_baseline(void **state)
+{
+    (void)state;
+    static const char *const share[] = { "poll_pct" }, *const count[] = { "sla_unmet" };
+    double a[3] = { 0.0001, 0.0002, 0.0003 }, b[3] = { 71.2999, 71.3, 71.3001 };
+    struct rpt_results r;
+    two_variants(&r, 1, share, "%", RPT_NEUTRAL, a, b, 3, true);
+    const struct rpt_comparison *c = &r.cmp[0];
+    assert_true(c->absolute);
+    assert_string_equal(c->delta_unit, "pp");
+    assert_float_equal(c->delta, 71.2998, 1e-9);
+    assert_float_equal(c->ci_lo, c->delta, 1e-9); /* every difference is 71.2998 */
+    assert_string_equal(c->verdict, "higher");
+    rpt_results_free(&r);
+
+    double z[3] = { 0, 0, 0 }, one[3] = { 1, 0, 2 };
+    two_variants(&r, 1, count, "", RPT_LOWER_BETTER, z, one, 3, true);
+    assert_true(r.cmp[0].absolute);
+    assert_string_equal(r.cmp[0].delta_unit, "");
+    assert_true(isnan(r.cmp[0].delta_pct));
+    assert_float_equal(r.cmp[0].delta, 1, 1e-12);
+    rpt_results_free(&r);
+
+    double half[3] = { 49, 50, 51 }, more[3] = { 54, 55, 56 };
+    two_variants(&r, 1, share, "%", RPT_NEUTRAL, half, more, 3, true);
+    assert_false(r.cmp[0].absolute);
+    assert_string_equal(r.cmp[0].delta_unit, "%");
+    assert_float_equal(r.cmp[0].delta_pct, 10, 1e-9);
+    rpt_results_free(&r);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* as src/main.c does */
@@ -266,7 +301,7 @@ int main(void)
         cmocka_unit_test(test_set_put_replaces), cmocka_unit_test(test_series_gathered_per_rep),
         cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
         cmocka_unit_test(test_holm_cpus_view_family),
-        cmocka_unit_test(test_one_replication),
+        cmocka_unit_test(test_one_replication), cmocka_unit_test(test_near_zero_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,8 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "ci95_pct", json_interval(c->ci_lo_pct, c->ci_hi_pct));
     json_object_set_new(o, "delta", json_num(c->delta));
     json_object_set_new(o, "ci95", json_interval(c->ci_lo, c->ci_hi));
+    json_object_set_new(o, "delta_unit", json_str(c->delta_unit));
+    json_object_set_new(o, "delta_shown", json_string(c->absolute ? "absolute" : "relative"));
     json_object_set_new(o, "p_value", json_num(c->p_value));
     json_object_set_new(o, "p_adjusted", json_num(c->p_adjusted));
     json_object_set_new(o, "verdict", json_str(c->verdict));

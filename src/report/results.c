@@ -16,7 +16,8 @@
  * power follows busy time): Holm holds under any dependence, BH's false
  * discovery rate only under positive dependence. The verdict is "noise"
  * unless the adjusted p is under 0.05; then better/worse by the metric's
- * direction. A delta is shown in % of |mB|. */
+ * direction. A delta is shown in % of |mB|, or, for a near-zero baseline, as
+ * a difference in percentage points or the metric's unit. */
 #include "report/results.h"
 
 #include <assert.h>
@@ -254,6 +255,33 @@ const char *rpt_test_name(enum rpt_test t)
     return t == RPT_TEST_PAIRED ? "paired-t" : t == RPT_TEST_WELCH ? "welch-t" : "none";
 }
 
+/* Near-zero baselines. A percentage of a baseline near zero is huge and says
+ * nothing ("poll_pct +26,739,386 %"); under these thresholds the delta is
+ * shown as a difference: of a share in percentage points, of a count or an
+ * event rate in its unit. Any metric with a zero baseline has no
+ * percentage at all. */
+static const struct {
+    const char *unit;
+    double below;            /* |baseline mean| under this is near zero */
+    const char *shown_unit;
+} rpt_near_zero[] = {
+    { "%", 1.0, "pp" },      /* a share under one percentage point */
+    { "", 1.0, "" },         /* a count under one */
+    { "1/s", 1.0, "1/s" },   /* an event rate under one a second */
+};
+
+static void rpt_choose_scale(const struct rpt_metric *base, struct rpt_comparison *out)
+{
+    double mb = fabs(base->mean);
+    out->absolute = mb == 0;
+    str_copy(out->delta_unit, sizeof out->delta_unit, out->absolute ? base->unit : "%");
+    for (size_t i = 0; i < sizeof rpt_near_zero / sizeof rpt_near_zero[0]; i++)
+        if (strcmp(base->unit, rpt_near_zero[i].unit) == 0 && mb < rpt_near_zero[i].below) {
+            out->absolute = true;
+            str_copy(out->delta_unit, sizeof out->delta_unit, rpt_near_zero[i].shown_unit);
+        }
+}
+
 static const char *rpt_verdict(enum rpt_better better, const struct rpt_comparison *c)
 {
     if (c->test == RPT_TEST_NONE)
@@ -289,6 +317,7 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
     out->delta_pct = out->delta * scale;
     out->ci_lo_pct = out->ci_lo * scale;
     out->ci_hi_pct = out->ci_hi * scale;
+    rpt_choose_scale(base, out);
     out->verdict = rpt_verdict(base->better, out);
 }
 

@@ -135,6 +135,10 @@ struct rpt_comparison {
     double ci_lo, ci_hi;          /* its 95 % CI; NaN without a test */
     double delta_pct;             /* 100 delta / |mean_b|; NaN when mean_b = 0 */
     double ci_lo_pct, ci_hi_pct;  /* the CI in % of |mean_b|; NaN without a test or % */
+    /* Near-zero baseline: the report shows delta in delta_unit (percentage
+     * points "pp" for a share, else the metric's unit) instead of %. */
+    bool absolute;
+    char delta_unit[RPT_UNIT_MAX];
     double p_value;               /* two-sided, of the test; NaN without a test */
     double p_adjusted;            /* Holm over the variant's family (host-wide or cpus.*);
                                    * NaN without a test */

@@ -85,26 +85,34 @@ static bool table_is_turbostat_metric(const char *name)
     return false;
 }
 
+/* The unit a delta is shown in: "%", "pp", the metric's unit, or "abs" for
+ * a plain count. */
+static const char *table_delta_unit(const struct rpt_comparison *c)
+{
+    return c->delta_unit[0] ? c->delta_unit : "abs";
+}
+
 /* The delta, its CI with the replications behind it, and the p-values. */
 static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_t dsize, char *ci,
                               size_t csize, char *p, char *padj, size_t psize)
 {
+    const char *unit = table_delta_unit(c);
     char n[24];
     if (c->test == RPT_TEST_WELCH)
         snprintf(n, sizeof n, "(%d, %d)", c->n_base, c->n_variant);
     else
         snprintf(n, sizeof n, "(%d)", c->n_base < c->n_variant ? c->n_base : c->n_variant);
-    if (isnan(c->delta_pct)) {
-        snprintf(delta, dsize, "n/a");
-        snprintf(ci, csize, "(zero baseline) %s", n);
+    if (c->absolute) {
+        snprintf(delta, dsize, "%+.3g %s", c->delta, unit);
+        if (c->test != RPT_TEST_NONE)
+            snprintf(ci, csize, "[%+.3g, %+.3g] %s %s", c->ci_lo, c->ci_hi, unit, n);
     } else {
         snprintf(delta, dsize, "%+.2f%%", c->delta_pct);
         if (c->test != RPT_TEST_NONE)
             snprintf(ci, csize, "[%+.2f, %+.2f] %% %s", c->ci_lo_pct, c->ci_hi_pct, n);
     }
     if (c->test == RPT_TEST_NONE) {
-        if (!isnan(c->delta_pct))
-            snprintf(ci, csize, "n/a %s", n);
+        snprintf(ci, csize, "n/a %s", n);
         snprintf(p, psize, "n/a");
         snprintf(padj, psize, "n/a");
         return;
@@ -130,15 +138,23 @@ static void table_variant_cells(const struct rpt_results *r, const struct rpt_va
             c->verdict);
 }
 
-/* Notes under the metrics: why a row says n/a. */
+/* Notes under the metrics: why a row says n/a, what a non-% delta is. */
 static void table_notes(const struct rpt_results *r, FILE *out)
 {
-    bool na = false;
-    for (int i = 0; i < r->ncmp; i++)
+    bool na = false, absolute = false;
+    for (int i = 0; i < r->ncmp; i++) {
         na |= r->cmp[i].test == RPT_TEST_NONE;
+        absolute |= r->cmp[i].absolute;
+    }
     if (na)
         fprintf(out, "n/a: fewer than 2 replications (or a value that is not a number): no "
-                     "interval, p-value or verdict; run with --reps 2 or more\n\n");
+                     "interval, p-value or verdict; run with --reps 2 or more\n");
+    if (absolute)
+        fprintf(out, "deltas not in %%: the baseline is near zero (a share under 1 %%, a count "
+                     "or a rate under 1, or 0), so the difference is shown in percentage points "
+                     "(pp) or the metric's unit\n");
+    if (na || absolute)
+        fputc('\n', out);
 }
 
 static void table_metrics(const struct rpt_results *r, FILE *out)
