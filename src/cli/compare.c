@@ -287,6 +287,8 @@ static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
     r->reps = (int)json_integer_value(json_object_get(a->root, "reps"));
     r->quick = json_is_true(json_object_get(a->root, "quick")) ||
                json_is_true(json_object_get(b->root, "quick"));
+    const char *primary = cmp_str(a->root, "primary");
+    r->primary = primary ? xstrdup(primary) : NULL;
     const char *cpus = cmp_str(a->root, "cpus");
     cpus = cpus ? cpus : cmp_str(b->root, "cpus");
     r->cpus = cpus ? xstrdup(cpus) : NULL;

@@ -34,9 +34,14 @@ static void run_usage(void)
            "  --reps N                 replications per variant (default: the scenario's); with\n"
            "                           --ci-target, the first batch\n"
            "  --ci-target PCT          add replications in batches until, for every variant, the\n"
-           "                           95 %% CI half-width of the primary metric (the workload's\n"
-           "                           first) is under PCT %% of its mean; the result is exactly\n"
-           "                           that of --reps with the count reached\n"
+           "                           95 %% CI half-width of the primary metric is under PCT %%\n"
+           "                           of its mean; the result is exactly that of --reps with\n"
+           "                           the count reached\n"
+           "  --primary METRIC         the primary metric, for --ci-target and the primary plot\n"
+           "                           (default: the workload's headline: critical_jops for jbb,\n"
+           "                           lat_p99_us for rr, read_mbps for fio, trans_per_s for\n"
+           "                           netrr, single_score for compute); a metric the run does\n"
+           "                           not report is exit status 2\n"
            "  --max-reps N             with --ci-target: stop at N replications (default %d) and\n"
            "                           say on stderr which variant missed the target\n"
            "  --seed N                 base random seed (default: the scenario's)\n"
@@ -130,6 +135,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "ci-target", required_argument, NULL, 'C' },
         { "max-reps", required_argument, NULL, 'M' },
         { "cpus", required_argument, NULL, 'c' },
+        { "primary", required_argument, NULL, 'p' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -170,6 +176,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'P': a->plot_dir = optarg; break;
         case 'R': a->report_dir = optarg; break;
         case 'c': a->cpus = optarg; break;
+        case 'p': a->opts.primary = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
                 fprintf(stderr, "pmlab run: at most %d --variant options\n", RUN_MAX_SELECT);
@@ -237,13 +244,13 @@ static void run_ci_verdict(const struct run_args *a, const struct rpt_results *r
         return;
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        double pct = runner_primary_ci_pct(var);
+        double pct = runner_primary_ci_pct(var, r->primary);
         if (pct < target)
             continue;
         fprintf(stderr,
                 "pmlab run: ci-target %g %% not reached for variant %s after %d replications: "
                 "%.3g %% (%s)\n",
-                target, var->name, r->reps, pct, var->nmetrics ? var->metrics[0].name : "-");
+                target, var->name, r->reps, pct, r->primary ? r->primary : "-");
     }
 }
 
@@ -374,7 +381,7 @@ static int run_main(int argc, char **argv)
             remove(a.output);
         }
         scenario_free(s);
-        return EXIT_RUN_FAILED;
+        return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
     }
     rc = run_report(fmt, &r, out, a.output);
     run_ci_verdict(&a, &r);

@@ -126,6 +126,8 @@ static void json_render(const struct rpt_results *r, FILE *out)
     json_object_set_new(root, "adjustment", json_string("holm"));
     if (r->cpus)
         json_object_set_new(root, "cpus", json_string(r->cpus));
+    if (r->primary)
+        json_object_set_new(root, "primary", json_string(r->primary));
     json_t *variants = json_array();
     for (int v = 0; v < r->nvariants; v++)
         json_array_append_new(variants, json_variant(&r->variants[v]));

@@ -288,7 +288,7 @@ int rpt_plot_all(const struct rpt_results *r, const char *dir, char *msg, size_t
     }
     if (r->nvariants == 0)
         return 0;
-    const char *primary = r->variants[0].nmetrics ? r->variants[0].metrics[0].name : NULL;
+    const char *primary = r->primary;
     int total = 0, rc;
     if ((rc = plot_rt_curve(r, dir, msg, msgsize)) < 0)
         return -1;

@@ -402,6 +402,7 @@ void rpt_results_free(struct rpt_results *r)
     free(r->machine);
     free(r->machine_desc);
     free(r->cpus);
+    free(r->primary);
     memset(r, 0, sizeof *r);
 }
 

@@ -158,6 +158,8 @@ struct rpt_results {
     bool paired;
     const char *unpaired_why;     /* static text; NULL when paired */
     char *cpus;              /* the CPU list of the cpus.* metrics ("0-15"); NULL = none */
+    char *primary;           /* the primary metric's name (the workload's headline or
+                              * --primary); NULL = none */
     struct rpt_variant *variants;
     int nvariants;
     struct rpt_comparison *cmp;

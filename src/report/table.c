@@ -52,6 +52,8 @@ static void table_header(const struct rpt_results *r, FILE *out)
     fprintf(out, "machine  %s: %s\n", r->machine, r->machine_desc ? r->machine_desc : "");
     fprintf(out, "seed %llu, %d replications, 95 %% confidence intervals\n",
             (unsigned long long)r->seed, r->reps);
+    if (r->primary)
+        fprintf(out, "primary metric: %s (first, marked *)\n", r->primary);
     table_method(r, out);
     if (r->nvariants < 2)
         fputc('\n', out);
@@ -157,28 +159,37 @@ static void table_notes(const struct rpt_results *r, FILE *out)
         fputc('\n', out);
 }
 
+/* One metric's rows: the baseline, then every compared variant. */
+static void table_metric_rows(const struct rpt_results *r, const struct rpt_metric *m, FILE *out)
+{
+    char a[64], name[RPT_NAME_MAX + 2];
+    table_mean_ci(m, a, sizeof a);
+    bool primary = r->primary && strcmp(r->primary, m->name) == 0;
+    snprintf(name, sizeof name, "%s%s", m->name, primary ? " *" : "");
+    fprintf(out, "%-22s %-7s %-26s", name, m->unit, a);
+    for (int v = 1; v < r->nvariants; v++) {
+        if (v > 1)
+            fprintf(out, "\n%-22s %-7s %-26s", "", "", "");
+        table_variant_cells(r, &r->variants[v], m->name, out);
+    }
+    fputc('\n', out);
+}
+
+/* The primary metric first, then the others in the workload's order. */
 static void table_metrics(const struct rpt_results *r, FILE *out)
 {
     const struct rpt_variant *base = &r->variants[0];
-    char a[64];
     fprintf(out, "%-22s %-7s %-26s", "metric", "unit", base->name);
     if (r->nvariants > 1)
         fprintf(out, " %-14s %-26s %10s  %-28s %8s %8s  %s", "variant", "mean ± ci (n)", "delta",
                 "95% CI of delta (n)", "p", "p(Holm)", "verdict");
     fputc('\n', out);
-    for (int i = 0; i < base->nmetrics; i++) {
-        const struct rpt_metric *m = &base->metrics[i];
-        if (table_is_turbostat_metric(m->name))
-            continue;
-        table_mean_ci(m, a, sizeof a);
-        fprintf(out, "%-22s %-7s %-26s", m->name, m->unit, a);
-        for (int v = 1; v < r->nvariants; v++) {
-            if (v > 1)
-                fprintf(out, "\n%-22s %-7s %-26s", "", "", "");
-            table_variant_cells(r, &r->variants[v], m->name, out);
-        }
-        fputc('\n', out);
-    }
+    const struct rpt_metric *primary = r->primary ? rpt_variant_metric(base, r->primary) : NULL;
+    if (primary)
+        table_metric_rows(r, primary, out);
+    for (int i = 0; i < base->nmetrics; i++)
+        if (&base->metrics[i] != primary && !table_is_turbostat_metric(base->metrics[i].name))
+            table_metric_rows(r, &base->metrics[i], out);
     fputc('\n', out);
     table_notes(r, out);
 }

@@ -252,6 +252,7 @@ static int compute_run_point(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_compute_ops = {
     .name = "compute",
     .desc = "Geekbench 5-like: single-thread kernels, then one thread per CPU; scores",
+    .primary_metric = "single_score",
     .params = compute_params,
     .config_size = sizeof(struct compute_config),
     .nload_points = NULL,

@@ -214,6 +214,7 @@ static int fio_run_point(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_fio_ops = {
     .name = "fio",
     .desc = "fio random reads in a VM: virtio-blk through a host I/O thread to an NVMe-like drive",
+    .primary_metric = "read_mbps",
     .params = fio_params,
     .config_size = sizeof(struct fio_config),
     .nload_points = NULL,

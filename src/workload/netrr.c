@@ -184,6 +184,7 @@ static int netrr_run_point(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_netrr_ops = {
     .name = "netrr",
     .desc = "netperf UDP_RR from a VM to a remote peer: send, round trip, receive, repeat",
+    .primary_metric = "trans_per_s",
     .params = netrr_params,
     .config_size = sizeof(struct netrr_config),
     .nload_points = NULL,

@@ -195,6 +195,7 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_rr_ops = {
     .name = "rr",
     .desc = "open-loop request/response server: Poisson arrivals, lognormal service",
+    .primary_metric = "lat_p99_us",
     .params = rr_params,
     .config_size = sizeof(struct rr_config),
     .nload_points = NULL,

@@ -34,6 +34,10 @@ struct wl_param {
 struct wl_ops {
     const char *name;        /* `type = NAME` */
     const char *desc;
+    /* The headline metric, the number a user of the benchmark quotes: what
+     * --ci-target replicates for and the primary plot shows (--primary
+     * chooses another). */
+    const char *primary_metric;
     const struct wl_param *params;  /* terminated by name NULL */
     size_t config_size;
     /* Cross-parameter checks after every key is set; -1 with msg on error. */

@@ -28,6 +28,23 @@ for key in '"pmlab": "' '"scenario": "example-rr"' '"machine": "skx-2s"' '"seed"
 done
 ok "json schema keys"
 
+# The primary metric: rr's headline is its p99 latency, first in the table;
+# --primary chooses another; a metric the run lacks is bad input (exit 2).
+grep -q '"primary": "lat_p99_us"' "$T/j1.json" || fail "json: rr's primary is not lat_p99_us"
+"$P" run "$S" --quick --quiet --variant base --reps 2 >"$T/prim.txt" || fail "table run"
+grep -q '^primary metric: lat_p99_us' "$T/prim.txt" || fail "table header lacks the primary metric"
+[ "$(sed -n '/^metric /{n;p;q}' "$T/prim.txt" | cut -d' ' -f1)" = lat_p99_us ] ||
+    fail "the primary metric is not the table's first row"
+"$P" run "$S" --quick --quiet --variant base --reps 2 --primary throughput_rps --format json |
+    grep -q '"primary": "throughput_rps"' || fail "--primary throughput_rps not reported"
+set +e
+"$P" run "$S" --quick --quiet --variant base --reps 2 --primary nosuch >/dev/null 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] &&
+    grep -q "primary: the rr workload reports no metric 'nosuch' (its headline is lat_p99_us)" "$T/e" ||
+    fail "--primary nosuch: exit $rc: $(cat "$T/e")"
+ok "primary metric: the workload's headline, or --primary"
+
 "$P" run "$S" --quick --quiet --format json --seed 7 --reps 2 >"$T/s7.json" || fail "seed run"
 grep -q '"seed": 7' "$T/s7.json" || fail "--seed not reported"
 grep -q '"reps": 2' "$T/s7.json" || fail "--reps not reported"
