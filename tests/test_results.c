@@ -293,6 +293,27 @@ static void test_near_zero_baseline(void **state)
     rpt_results_free(&r);
 }
 
+/* Saturation: served below offered by more than 5 % (means). */
+static void test_saturation(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "offered", "served" };
+    /* base serves 95.0 % of 1000 (not saturated: the bound itself); var
+     * serves 94.9 % of 1000. */
+    double a[4] = { 1000, 1000, 950, 950 }, b[4] = { 1000, 1000, 949, 949 };
+    struct rpt_results r;
+    two_variants(&r, 2, names, "1/s", RPT_NEUTRAL, a, b, 2, true);
+    rpt_mark_saturation(&r, "offered", "served");
+    assert_false(r.variants[0].saturated);
+    assert_true(r.variants[1].saturated);
+    assert_float_equal(r.variants[1].offered, 1000, 0);
+    assert_float_equal(r.variants[1].served, 949, 0);
+    assert_string_equal(r.served_metric, "served");
+    rpt_mark_saturation(&r, "offered", "nosuch"); /* not an open-loop pair: unmarked */
+    assert_false(r.variants[1].saturated);
+    rpt_results_free(&r);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* as src/main.c does */
@@ -302,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
         cmocka_unit_test(test_holm_cpus_view_family),
         cmocka_unit_test(test_one_replication), cmocka_unit_test(test_near_zero_baseline),
+        cmocka_unit_test(test_saturation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

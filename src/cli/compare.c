@@ -337,6 +337,10 @@ static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct
         cmp_build_variant(a, b, v, shown, &r->variants[i + 1]);
     }
     cmp_pairing(a, b, r);
+    const json_t *open_loop = json_object_get(a->root, "open_loop");
+    const char *offered = cmp_str(open_loop, "offered"), *served = cmp_str(open_loop, "served");
+    if (offered && served)
+        rpt_mark_saturation(r, offered, served);
     rpt_compare_all(r);
 }
 

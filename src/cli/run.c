@@ -254,6 +254,24 @@ static void run_ci_verdict(const struct run_args *a, const struct rpt_results *r
     }
 }
 
+/* One stderr line per saturated variant (even with --quiet: the run failed
+ * to measure what it was asked to). Returns -1 if there was any. */
+static int run_saturated(const struct rpt_results *r)
+{
+    int rc = 0;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        if (!var->saturated)
+            continue;
+        const struct rpt_metric *m = rpt_variant_metric(var, r->served_metric);
+        const char *unit = m ? m->unit : "";
+        fprintf(stderr, "pmlab run: variant %s is saturated: offered %.0f %s, served %.0f %s\n",
+                var->name, var->offered, unit, var->served, unit);
+        rc = -1;
+    }
+    return rc;
+}
+
 /* The one-line summary: runs, events, speed, replications, memory. */
 static void run_summary(const struct scenario *s, const struct runner_stats *st)
 {
@@ -385,6 +403,8 @@ static int run_main(int argc, char **argv)
     }
     rc = run_report(fmt, &r, out, a.output);
     run_ci_verdict(&a, &r);
+    if (run_saturated(&r) != 0)
+        rc = EXIT_RUN_FAILED;
     if (a.plot_dir && run_plots(&r, a.plot_dir, a.quiet) != 0)
         rc = EXIT_RUN_FAILED;
     if (a.report_dir && run_write_report(s, &r, a.report_dir, a.quiet) != 0)

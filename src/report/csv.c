@@ -47,14 +47,14 @@ static void csv_comparison(FILE *out, const struct rpt_comparison *c)
     csv_num(out, c->p_adjusted);
     fputc(',', out);
     csv_field(out, c->delta_unit);
-    fprintf(out, ",%s\n", c->absolute ? "absolute" : "relative");
+    fprintf(out, ",%s", c->absolute ? "absolute" : "relative");
 }
 
 static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
           "delta_pct,delta_ci95_lo_pct,delta_ci95_hi_pct,p_value,verdict,"
-          "test,delta,delta_ci95_lo,delta_ci95_hi,p_adjusted,delta_unit,delta_shown\n", out);
+          "test,delta,delta_ci95_lo,delta_ci95_hi,p_adjusted,delta_unit,delta_shown,saturated\n", out);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         for (int i = 0; i < var->nmetrics; i++) {
@@ -72,7 +72,9 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             if (c && v > 0)
                 csv_comparison(out, c);
             else
-                fputs(",,,,,,,,,,,\n", out);
+                fputs(",,,,,,,,,,,", out);
+            /* open-loop workloads: yes or no on every row of the variant */
+            fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
         }
     }
 }

@@ -4,6 +4,7 @@
  * Non-finite numbers (which JSON cannot hold) are written as null. */
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "report/results.h"
@@ -68,7 +69,7 @@ static json_t *json_series(const struct rpt_variant_series *vs)
     return o;
 }
 
-static json_t *json_variant(const struct rpt_variant *v)
+static json_t *json_variant(const struct rpt_variant *v, bool open_loop)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_str(v->name));
@@ -77,6 +78,8 @@ static json_t *json_variant(const struct rpt_variant *v)
     json_object_set_new(o, "cmdline", json_str(v->cmdline));
     json_object_set_new(o, "sysfs", json_str(v->sysfs));
     json_object_set_new(o, "config", json_str(v->config));
+    if (open_loop)
+        json_object_set_new(o, "saturated", json_boolean(v->saturated));
     json_t *metrics = json_object();
     for (int i = 0; i < v->nmetrics; i++)
         json_object_set_new(metrics, v->metrics[i].name, json_metric(&v->metrics[i]));
@@ -128,9 +131,12 @@ static void json_render(const struct rpt_results *r, FILE *out)
         json_object_set_new(root, "cpus", json_string(r->cpus));
     if (r->primary)
         json_object_set_new(root, "primary", json_string(r->primary));
+    if (r->offered_metric && r->served_metric)
+        json_object_set_new(root, "open_loop", json_pack("{s:s, s:s}", "offered", r->offered_metric,
+                                                         "served", r->served_metric));
     json_t *variants = json_array();
     for (int v = 0; v < r->nvariants; v++)
-        json_array_append_new(variants, json_variant(&r->variants[v]));
+        json_array_append_new(variants, json_variant(&r->variants[v], r->offered_metric != NULL));
     json_object_set_new(root, "variants", variants);
     json_t *cmp = json_array();
     for (int i = 0; i < r->ncmp; i++)

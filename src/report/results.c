@@ -227,6 +227,25 @@ void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *s
     rpt_variant_gather_series(v, sets, reps);
 }
 
+void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char *served)
+{
+    free(r->offered_metric);
+    free(r->served_metric);
+    r->offered_metric = xstrdup(offered);
+    r->served_metric = xstrdup(served);
+    for (int i = 0; i < r->nvariants; i++) {
+        struct rpt_variant *v = &r->variants[i];
+        const struct rpt_metric *o = rpt_variant_metric(v, offered);
+        const struct rpt_metric *s = rpt_variant_metric(v, served);
+        v->saturated = false;
+        if (!o || !s)
+            continue;
+        v->offered = o->mean;
+        v->served = s->mean;
+        v->saturated = s->mean < o->mean * (1 - RPT_SATURATION_PCT / 100);
+    }
+}
+
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name)
 {
     for (int i = 0; i < v->nmetrics; i++)
@@ -403,6 +422,8 @@ void rpt_results_free(struct rpt_results *r)
     free(r->machine_desc);
     free(r->cpus);
     free(r->primary);
+    free(r->offered_metric);
+    free(r->served_metric);
     memset(r, 0, sizeof *r);
 }
 

@@ -117,6 +117,10 @@ struct rpt_variant {
     int nmetrics;
     struct rpt_variant_series *series;
     int nseries;
+    /* Open-loop workloads (rpt_mark_saturation): served short of offered by
+     * more than RPT_SATURATION_PCT; offered and served are the means. */
+    bool saturated;
+    double offered, served;
 };
 
 /* How a variant's metric was compared with the baseline's. */
@@ -160,15 +164,30 @@ struct rpt_results {
     char *cpus;              /* the CPU list of the cpus.* metrics ("0-15"); NULL = none */
     char *primary;           /* the primary metric's name (the workload's headline or
                               * --primary); NULL = none */
+    /* An open-loop workload's offered and served rate metrics, whose
+     * comparison marks saturated variants; NULL = closed loop. */
+    char *offered_metric, *served_metric;
     struct rpt_variant *variants;
     int nvariants;
     struct rpt_comparison *cmp;
     int ncmp;
 };
 
+/* An open-loop variant whose mean served rate is below the mean offered rate
+ * by more than this share is saturated. In a stable system the shortfall is
+ * only the requests still in flight when the window closes (the response
+ * time over the window, well under 1 %); 5 % leaves room for a heavily
+ * loaded but stable system while a queue that grows all run long, and the
+ * latencies that measure only that queue, are caught. */
+#define RPT_SATURATION_PCT 5.0
+
 /* Fill variant v's summaries from sets[rep] (reps sets, one per replication).
  * Metric order is the order of first appearance. */
 void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *sets, int reps);
+/* Mark every variant of r saturated or not from its metrics offered and
+ * served (an open-loop workload's, wl_ops); r->open_loop records them. A
+ * variant lacking either is not marked. */
+void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char *served);
 /* Compute r->cmp: every metric of every variant after the first against the
  * first variant (metrics absent from either side are skipped), paired when
  * r->paired, then Holm's adjustment over each variant's host-wide metrics

@@ -44,6 +44,17 @@ static void table_method(const struct rpt_results *r, FILE *out)
                  "per metric; (n) = replications\n\n");
 }
 
+/* The saturation mark of an open-loop variant, under its line. */
+static void table_saturated(const struct rpt_results *r, const struct rpt_variant *var, FILE *out)
+{
+    if (!var->saturated)
+        return;
+    const struct rpt_metric *m = rpt_variant_metric(var, r->served_metric);
+    fprintf(out, "  SATURATED: served %.0f of %.0f %s offered (%.1f %%): its latencies measure a "
+                 "queue that grows all run long\n",
+            var->served, var->offered, m ? m->unit : "", 100 * var->served / var->offered);
+}
+
 static void table_header(const struct rpt_results *r, FILE *out)
 {
     fprintf(out, "pmlab %s  scenario %s%s\n", PMLAB_VERSION, r->scenario, r->quick ? " (quick)" : "");
@@ -69,6 +80,7 @@ static void table_header(const struct rpt_results *r, FILE *out)
         if (var->config && *var->config)
             fprintf(out, "  config: %s", var->config);
         fputc('\n', out);
+        table_saturated(r, var, out);
     }
     fputc('\n', out);
 }

@@ -192,6 +192,8 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
             rpt_set_free(&sets[rep]);
     }
     free(sets);
+    if (s->wl->offered_metric && s->wl->served_metric)
+        rpt_mark_saturation(r, s->wl->offered_metric, s->wl->served_metric);
     rpt_compare_all(r);
 }
 

@@ -11,11 +11,13 @@
  * headroom and load < 1 is stable on an SMT machine.
  *
  * Metrics: throughput_rps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us,
- * then the machine and idle metrics of world_collect_metrics; the series
- * latency_cdf holds the response-time distribution. Throughput and latencies
- * count only the requests that arrive in the measurement window (after
- * warmup_ms) and complete before it ends; throughput is their number over
- * duration_ms. A run whose requests in flight exceed max_inflight is
+ * offered_rps, then the machine and idle metrics of world_collect_metrics;
+ * the series latency_cdf holds the response-time distribution. Throughput
+ * and latencies count only the requests that arrive in the measurement
+ * window (after warmup_ms) and complete before it ends; throughput is their
+ * number over duration_ms, offered_rps the number that arrived in the
+ * window over duration_ms (the served and offered rates: a variant serving
+ * much less than offered is saturated, see wl_ops.offered_metric). A run whose requests in flight exceed max_inflight is
  * overloaded and fails (exit status 1). */
 #include <stddef.h>
 #include <stdio.h>
@@ -52,6 +54,7 @@ struct rr_run {
     double mean_gap_ns;
     sim_time_t measure_start_ns; /* end of the warm-up: requests from here on count */
     uint64_t completed;          /* completions of requests that arrived in the window */
+    uint64_t arrived;            /* requests that arrived in the window */
     struct sim_hist *lat;
     bool overloaded;
     struct sim_event arrival_ev, warmup_ev;
@@ -111,6 +114,7 @@ static void rr_arrival(struct sim_event *ev, void *arg)
     run->free_list = req->next_free;
     run->inflight++;
     req->arrival_ns = w->q.now_ns;
+    run->arrived += req->arrival_ns >= run->measure_start_ns;
     int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
     task_init(&req->task, rr_request_done, cpu);
     sched_wake_task(w, &req->task, rr_service_ns(run));
@@ -148,6 +152,7 @@ static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
     rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER, sim_hist_percentile(run->lat, 99) / 1000.0);
     rpt_set_put(out, "lat_p999_us", "us", RPT_LOWER_BETTER,
                 sim_hist_percentile(run->lat, 99.9) / 1000.0);
+    rpt_set_put(out, "offered_rps", "req/s", RPT_NEUTRAL, (double)run->arrived / window_s);
     world_collect_metrics(w, out);
     rr_collect_cdf(run->lat, out);
 }
@@ -196,6 +201,8 @@ const struct wl_ops wl_rr_ops = {
     .name = "rr",
     .desc = "open-loop request/response server: Poisson arrivals, lognormal service",
     .primary_metric = "lat_p99_us",
+    .offered_metric = "offered_rps",
+    .served_metric = "throughput_rps",
     .params = rr_params,
     .config_size = sizeof(struct rr_config),
     .nload_points = NULL,

@@ -38,6 +38,12 @@ struct wl_ops {
      * --ci-target replicates for and the primary plot shows (--primary
      * chooses another). */
     const char *primary_metric;
+    /* Open-loop workloads: the metrics of the offered and the served rate,
+     * in the same unit. A variant serving less than it is offered, beyond
+     * RPT_SATURATION_PCT, is saturated: its latencies measure a queue that
+     * grows for as long as the run lasts (NULL: closed loop, the work
+     * waits for the system, never saturated). */
+    const char *offered_metric, *served_metric;
     const struct wl_param *params;  /* terminated by name NULL */
     size_t config_size;
     /* Cross-parameter checks after every key is set; -1 with msg on error. */

@@ -111,6 +111,35 @@ expect_exit 0 "$P" run --help
 expect_exit 0 "$P" --help
 ok "exit statuses"
 
+# Saturation: an open-loop variant that serves far less than it is offered
+# is marked in every format and the run exits 1 with one line naming it.
+SAT=tests/data/scenarios/saturated.ini
+set +e
+"$P" run "$SAT" --quiet >"$T/sat.txt" 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "saturated run: exit $rc, want 1"
+[ "$(wc -l <"$T/e")" -eq 1 ] &&
+    grep -q '^pmlab run: variant slow is saturated: offered [0-9]* req/s, served [0-9]* req/s$' "$T/e" ||
+    fail "saturation message: $(cat "$T/e")"
+offered=$(sed 's/.*offered \([0-9]*\) .*/\1/' "$T/e")
+served=$(sed 's/.*served \([0-9]*\) .*/\1/' "$T/e")
+[ "$served" -lt "$((offered / 2))" ] || fail "slow served $served of $offered: not saturated"
+grep -A1 '^variant slow ' "$T/sat.txt" | grep -q '^  SATURATED: served ' || fail "table lacks the mark"
+grep -A1 '^variant base ' "$T/sat.txt" | grep -q SATURATED && fail "base marked saturated"
+set +e
+"$P" run "$SAT" --quiet --format json >"$T/sat.json" 2>/dev/null
+"$P" run "$SAT" --quiet --format csv >"$T/sat.csv" 2>/dev/null
+set -e
+grep -q '"open_loop": {' "$T/sat.json" || fail "json lacks open_loop"
+[ "$(grep -c '"saturated": true' "$T/sat.json")" -eq 1 ] && [ "$(grep -c '"saturated": false' "$T/sat.json")" -eq 1 ] ||
+    fail "json saturated flags"
+head -1 "$T/sat.csv" | grep -q ',saturated$' || fail "csv header lacks saturated"
+awk -F, 'NR > 1 { s[$3] = $NF } END { exit !(s["slow"] == "yes" && s["base"] == "no") }' "$T/sat.csv" ||
+    fail "csv saturated column"
+# The example at half load is not saturated.
+grep -q SATURATED "$T/prim.txt" && fail "the example is marked saturated"
+ok "saturated open-loop variant: marked in every format, exit 1 with one line"
+
 "$P" machines >"$T/m" || fail "machines"
 for m in skx-2s adl-desktop rpl-h; do grep -q "^$m " "$T/m" || fail "machines lacks $m"; done
 grep -q '^skx-2s *112 CPUs' "$T/m" || fail "skx-2s should have 112 CPUs"
