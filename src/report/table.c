@@ -58,6 +58,9 @@ static void table_saturated(const struct rpt_results *r, const struct rpt_varian
 static void table_header(const struct rpt_results *r, FILE *out)
 {
     fprintf(out, "pmlab %s  scenario %s%s\n", PMLAB_VERSION, r->scenario, r->quick ? " (quick)" : "");
+    if (r->quick)
+        fprintf(out, "QUICK RUN: the scenario's [quick] configuration, fewer and shorter runs: for "
+                     "smoke tests, not for decisions\n");
     if (r->description && *r->description)
         fprintf(out, "  %s\n", r->description);
     fprintf(out, "machine  %s: %s\n", r->machine, r->machine_desc ? r->machine_desc : "");

@@ -11,6 +11,7 @@ for m in throughput_rps lat_p99_us pkg_watts busy_pct; do
     grep -q "^$m " "$T/table.txt" || fail "table lacks $m"
 done
 grep -q '^turbostat view' "$T/table.txt" || fail "table lacks turbostat view"
+grep -q '^QUICK RUN: .*for smoke tests, not for decisions$' "$T/table.txt" || fail "quick run without its banner"
 ok "table"
 
 "$P" run "$S" --quick --quiet --format json --jobs 1 >"$T/j1.json" || fail "json run"
@@ -138,6 +139,7 @@ awk -F, 'NR > 1 { s[$3] = $NF } END { exit !(s["slow"] == "yes" && s["base"] == 
     fail "csv saturated column"
 # The example at half load is not saturated.
 grep -q SATURATED "$T/prim.txt" && fail "the example is marked saturated"
+grep -q '^QUICK RUN' "$T/sat.txt" && fail "a run without --quick has the quick banner"
 ok "saturated open-loop variant: marked in every format, exit 1 with one line"
 
 "$P" machines >"$T/m" || fail "machines"
