@@ -314,6 +314,40 @@ static void test_saturation(void **state)
     rpt_results_free(&r);
 }
 
+/* The warm-up check: MSER-5's end of the transient, mean over the
+ * replications that had enough observations, against the warm-up. */
+static void test_warmup_check(void **state)
+{
+    (void)state;
+    static const char *const cols[] = { "mser5_ms", "warmup_ms" };
+    static const double mser[2][3] = { { 8, 9, 16 }, { 2, 3, -1 } }; /* means 11, 2.5 */
+    struct rpt_results r = { .nvariants = 2 };
+    r.variants = calloc(2, sizeof *r.variants);
+    for (int v = 0; v < 2; v++) {
+        struct rpt_metric_set sets[3] = { 0 };
+        for (int i = 0; i < 3; i++) {
+            double row[2] = { mser[v][i], 10 };
+            rpt_set_put(&sets[i], "m", "", RPT_NEUTRAL, i);
+            rpt_set_series_row(&sets[i], "steady_state", cols, 2, row);
+        }
+        r.variants[v].name = strdup(v ? "b" : "a");
+        rpt_variant_summarize(&r.variants[v], sets, 3);
+        for (int i = 0; i < 3; i++)
+            rpt_set_free(&sets[i]);
+    }
+    rpt_check_warmup(&r);
+    assert_true(r.variants[0].warmup_short);
+    assert_float_equal(r.variants[0].transient_ms, 11, 1e-12);
+    assert_float_equal(r.variants[0].warmup_ms, 10, 0);
+    assert_false(r.variants[1].warmup_short);
+    assert_float_equal(r.variants[1].transient_ms, 2.5, 1e-12);
+    /* A saturated variant is not flagged: it never settles. */
+    r.variants[0].saturated = true;
+    rpt_check_warmup(&r);
+    assert_false(r.variants[0].warmup_short);
+    rpt_results_free(&r);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* as src/main.c does */
@@ -323,7 +357,7 @@ int main(void)
         cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
         cmocka_unit_test(test_holm_cpus_view_family),
         cmocka_unit_test(test_one_replication), cmocka_unit_test(test_near_zero_baseline),
-        cmocka_unit_test(test_saturation),
+        cmocka_unit_test(test_saturation),       cmocka_unit_test(test_warmup_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

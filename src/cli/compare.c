@@ -341,6 +341,7 @@ static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct
     const char *offered = cmp_str(open_loop, "offered"), *served = cmp_str(open_loop, "served");
     if (offered && served)
         rpt_mark_saturation(r, offered, served);
+    rpt_check_warmup(r);
     rpt_compare_all(r);
 }
 

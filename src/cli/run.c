@@ -272,6 +272,19 @@ static int run_saturated(const struct rpt_results *r)
     return rc;
 }
 
+/* One stderr warning per variant whose start-up transient outlasts the
+ * warm-up (even with --quiet, as other warnings). */
+static void run_warmup_warnings(const struct rpt_results *r)
+{
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        if (var->warmup_short)
+            fprintf(stderr, "pmlab run: warning: variant %s: the start-up transient lasts about "
+                            "%.0f ms (MSER-5), longer than the %.0f ms warm-up; raise warmup_ms\n",
+                    var->name, var->transient_ms, var->warmup_ms);
+    }
+}
+
 /* The one-line summary: runs, events, speed, replications, memory. */
 static void run_summary(const struct scenario *s, const struct runner_stats *st)
 {
@@ -403,6 +416,7 @@ static int run_main(int argc, char **argv)
     }
     rc = run_report(fmt, &r, out, a.output);
     run_ci_verdict(&a, &r);
+    run_warmup_warnings(&r);
     if (run_saturated(&r) != 0)
         rc = EXIT_RUN_FAILED;
     if (a.plot_dir && run_plots(&r, a.plot_dir, a.quiet) != 0)

@@ -80,6 +80,11 @@ static json_t *json_variant(const struct rpt_variant *v, bool open_loop)
     json_object_set_new(o, "config", json_str(v->config));
     if (open_loop)
         json_object_set_new(o, "saturated", json_boolean(v->saturated));
+    if (!isnan(v->warmup_ms))
+        json_object_set_new(o, "warmup", json_pack("{s:o, s:o, s:b}", "mser5_ms",
+                                                   json_num(v->transient_ms), "warmup_ms",
+                                                   json_num(v->warmup_ms), "short",
+                                                   v->warmup_short));
     json_t *metrics = json_object();
     for (int i = 0; i < v->nmetrics; i++)
         json_object_set_new(metrics, v->metrics[i].name, json_metric(&v->metrics[i]));

@@ -246,6 +246,38 @@ void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char 
     }
 }
 
+static const struct rpt_variant_series *rpt_variant_series_get(const struct rpt_variant *v,
+                                                               const char *name)
+{
+    for (int i = 0; i < v->nseries; i++)
+        if (strcmp(v->series[i].name, name) == 0)
+            return &v->series[i];
+    return NULL;
+}
+
+void rpt_check_warmup(struct rpt_results *r)
+{
+    for (int i = 0; i < r->nvariants; i++) {
+        struct rpt_variant *v = &r->variants[i];
+        const struct rpt_variant_series *vs = rpt_variant_series_get(v, "steady_state");
+        double sum = 0;
+        int n = 0;
+        v->transient_ms = v->warmup_ms = NAN;
+        for (int k = 0; vs && k < vs->nreps; k++) {
+            const struct rpt_series *sr = &vs->rep[k];
+            if (sr->nrows < 1 || sr->ncols < 2 || !(sr->rows[0] >= 0))
+                continue; /* too few observations for MSER-5 */
+            sum += sr->rows[0];
+            v->warmup_ms = sr->rows[1];
+            n++;
+        }
+        if (n > 0)
+            v->transient_ms = sum / n;
+        /* A saturated variant never settles; its saturation says more. */
+        v->warmup_short = n > 0 && v->transient_ms > v->warmup_ms && !v->saturated;
+    }
+}
+
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name)
 {
     for (int i = 0; i < v->nmetrics; i++)

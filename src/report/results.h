@@ -121,6 +121,12 @@ struct rpt_variant {
      * more than RPT_SATURATION_PCT; offered and served are the means. */
     bool saturated;
     double offered, served;
+    /* Steady-state workloads (rpt_check_warmup): where MSER-5 puts the end of
+     * the start-up transient, mean over the replications, and the configured
+     * warm-up, in ms from the start of a run (NaN: not checked); warmup_short
+     * when the first is later. */
+    double transient_ms, warmup_ms;
+    bool warmup_short;
 };
 
 /* How a variant's metric was compared with the baseline's. */
@@ -188,6 +194,13 @@ void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *s
  * served (an open-loop workload's, wl_ops); r->open_loop records them. A
  * variant lacking either is not marked. */
 void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char *served);
+/* Check every variant's warm-up from its series "steady_state" (one row per
+ * replication: mser5_ms, warmup_ms; wl_put_steady_state). The mean over
+ * replications, not the worst: MSER-5 on one noisy run can land late by
+ * chance, a transient that outlasts the warm-up does so on average. A
+ * saturated variant (rpt_mark_saturation first) is not flagged: it never
+ * settles, and its saturation says more. */
+void rpt_check_warmup(struct rpt_results *r);
 /* Compute r->cmp: every metric of every variant after the first against the
  * first variant (metrics absent from either side are skipped), paired when
  * r->paired, then Holm's adjustment over each variant's host-wide metrics

@@ -84,6 +84,11 @@ static void table_header(const struct rpt_results *r, FILE *out)
             fprintf(out, "  config: %s", var->config);
         fputc('\n', out);
         table_saturated(r, var, out);
+        if (var->warmup_short)
+            fprintf(out, "  WARM-UP TOO SHORT: MSER-5 puts the end of the start-up transient at "
+                         "%.0f ms (mean over replications), after the %.0f ms warm-up: the "
+                         "window includes it\n",
+                    var->transient_ms, var->warmup_ms);
     }
     fputc('\n', out);
 }

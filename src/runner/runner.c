@@ -194,6 +194,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     free(sets);
     if (s->wl->offered_metric && s->wl->served_metric)
         rpt_mark_saturation(r, s->wl->offered_metric, s->wl->served_metric);
+    rpt_check_warmup(r);
     rpt_compare_all(r);
 }
 

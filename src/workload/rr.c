@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "sim/hist.h"
+#include "sim/steady.h"
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
@@ -56,6 +57,7 @@ struct rr_run {
     uint64_t completed;          /* completions of requests that arrived in the window */
     uint64_t arrived;            /* requests that arrived in the window */
     struct sim_hist *lat;
+    struct sim_steady steady;    /* response times over the whole run, for MSER-5 */
     bool overloaded;
     struct sim_event arrival_ev, warmup_ev;
 };
@@ -86,6 +88,7 @@ static void rr_request_done(struct world *w, struct task *t)
 {
     struct rr_req *req = container_of(t, struct rr_req, task);
     struct rr_run *run = w->wl_state;
+    sim_steady_add(&run->steady, w->q.now_ns, (double)(w->q.now_ns - req->arrival_ns));
     if (req->arrival_ns >= run->measure_start_ns) {
         sim_hist_add(run->lat, w->q.now_ns - req->arrival_ns);
         run->completed++;
@@ -155,6 +158,8 @@ static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
     rpt_set_put(out, "offered_rps", "req/s", RPT_NEUTRAL, (double)run->arrived / window_s);
     world_collect_metrics(w, out);
     rr_collect_cdf(run->lat, out);
+    wl_put_steady_state(out, sim_steady_end_ns(&run->steady, SIM_STEADY_MEAN),
+                        run->measure_start_ns);
 }
 
 static int rr_run_point(struct world *w, const void *cfgp, int load_point,
@@ -179,9 +184,11 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
      * a warm-up the reset still runs before the first arrival: both are at
      * 0 and ties go in insertion order. */
     run.measure_start_ns = (sim_time_t)(cfg->warmup_ms * SIM_NS_PER_MS);
+    sim_time_t end_ns = run.measure_start_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS);
+    sim_steady_init(&run.steady, 0, end_ns);
     sim_event_schedule(&w->q, &run.warmup_ev, run.measure_start_ns);
     sim_event_schedule(&w->q, &run.arrival_ev, 0);
-    world_run_until(w, run.measure_start_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS));
+    world_run_until(w, end_ns);
     int rc = 0;
     if (run.overloaded) {
         snprintf(msg, msgsize, "overloaded: more than %lld requests in flight (load %.3g too high "
@@ -192,6 +199,7 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
         rr_collect(&run, out);
     }
     w->wl_state = NULL;
+    sim_steady_destroy(&run.steady);
     free(run.lat);
     free(run.pool);
     return rc;

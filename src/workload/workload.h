@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "report/results.h"
+#include "sim/time.h"
 #include "util/diag.h"
 
 struct world;
@@ -59,6 +60,14 @@ struct wl_ops {
     void (*combine)(const void *cfg, const struct rpt_metric_set *points, int npoints,
                     struct rpt_metric_set *out);
 };
+
+/* A steady-state workload's warm-up check (sim/steady.h) into out, as the
+ * series "steady_state" with one row (mser5_ms, warmup_ms): where MSER-5
+ * puts the end of the run's start-up transient (-1: too few observations)
+ * and the configured warm-up, both from the start of the run. The report
+ * warns when the first is later (rpt_check_warmup). */
+void wl_put_steady_state(struct rpt_metric_set *out, sim_time_t transient_end_ns,
+                         sim_time_t warmup_ns);
 
 /* Registered workloads, NULL-terminated. */
 extern const struct wl_ops *const wl_registry[];

@@ -142,6 +142,21 @@ grep -q SATURATED "$T/prim.txt" && fail "the example is marked saturated"
 grep -q '^QUICK RUN' "$T/sat.txt" && fail "a run without --quick has the quick banner"
 ok "saturated open-loop variant: marked in every format, exit 1 with one line"
 
+# Steady state: measuring from time 0 includes the start-up transient, which
+# MSER-5 finds: a warning in the table, in JSON and on stderr, exit 0; with
+# a warm-up past it there is none.
+W=tests/data/scenarios/warmup-short.ini
+"$P" run "$W" --quiet >"$T/wu.txt" 2>"$T/e" || fail "warm-up run failed"
+[ "$(wc -l <"$T/e")" -eq 1 ] &&
+    grep -q '^pmlab run: warning: variant base: the start-up transient lasts about [0-9]* ms (MSER-5), longer than the 0 ms warm-up; raise warmup_ms$' "$T/e" ||
+    fail "warm-up warning: $(cat "$T/e")"
+grep -q '^  WARM-UP TOO SHORT: MSER-5 puts the end' "$T/wu.txt" || fail "table lacks the warm-up mark"
+"$P" run "$W" --quiet --format json 2>/dev/null | grep -q '"short": true' || fail "json lacks warmup short"
+sed 's/^warmup_ms = 0$/warmup_ms = 20/' "$W" >"$T/wu20.ini"
+"$P" run "$T/wu20.ini" --quiet --format json >"$T/wu20.json" 2>"$T/e" || fail "warm-up 20 run"
+[ ! -s "$T/e" ] && grep -q '"short": false' "$T/wu20.json" || fail "a 20 ms warm-up still warned: $(cat "$T/e")"
+ok "steady state: MSER-5 warns when the warm-up is shorter than the transient"
+
 "$P" machines >"$T/m" || fail "machines"
 for m in skx-2s adl-desktop rpl-h; do grep -q "^$m " "$T/m" || fail "machines lacks $m"; done
 grep -q '^skx-2s *112 CPUs' "$T/m" || fail "skx-2s should have 112 CPUs"
