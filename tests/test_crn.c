@@ -81,13 +81,24 @@ static void arrival_times(const double *gaps, int n, sim_time_t *at)
     }
 }
 
+/* Group set-up: skx-2s, shared read-only by the tests as the runner's worlds
+ * share it. */
+static int crn_setup(void **state)
+{
+    struct diag d = { 0 };
+    *state = hw_machine_load("machines/skx-2s.ini", &d);
+    return *state ? 0 : -1;
+}
+
+static int crn_teardown(void **state)
+{
+    hw_machine_free(*state);
+    return 0;
+}
+
 static void test_variants_share_the_workload(void **state)
 {
-    (void)state;
-    struct diag d = { 0 };
-    struct hw_machine *m = hw_machine_load("machines/skx-2s.ini", &d);
-    if (!m)
-        fail_msg("%s", d.msg);
+    const struct hw_machine *m = *state;
     struct crn_run *a = crn_run_rr(m, "", 0, 0);
     struct crn_run *b = crn_run_rr(m, "idle=poll", 1, 0);
 
@@ -114,17 +125,12 @@ static void test_variants_share_the_workload(void **state)
 
     crn_free(a);
     crn_free(b);
-    hw_machine_free(m);
 }
 
 /* Replications stay independent: replication 1 draws another workload. */
 static void test_replications_differ(void **state)
 {
-    (void)state;
-    struct diag d = { 0 };
-    struct hw_machine *m = hw_machine_load("machines/skx-2s.ini", &d);
-    if (!m)
-        fail_msg("%s", d.msg);
+    const struct hw_machine *m = *state;
     struct crn_run *a = crn_run_rr(m, "", 0, 0);
     struct crn_run *b = crn_run_rr(m, "", 0, 1);
     for (size_t i = 0; i < sizeof workload_streams / sizeof workload_streams[0]; i++) {
@@ -133,7 +139,6 @@ static void test_replications_differ(void **state)
     }
     crn_free(a);
     crn_free(b);
-    hw_machine_free(m);
 }
 
 int main(void)
@@ -142,5 +147,5 @@ int main(void)
         cmocka_unit_test(test_variants_share_the_workload),
         cmocka_unit_test(test_replications_differ),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, crn_setup, crn_teardown);
 }
