@@ -188,6 +188,30 @@ static void test_paired_comparison(void **state)
     rpt_results_free(&r);
 }
 
+/* A quantized metric: every pair differs by exactly 2 while each side
+ * spreads (10, 12, 14 against 12, 14, 16). The paired variance is 0, which
+ * would claim p = 0; Welch uses the spread: diff 2, se = sqrt(4/3 + 4/3) =
+ * 1.632993, t = 1.224745 on 4 df, p = .2878 (R: t.test(b, a)). A truly
+ * deterministic metric (no spread on either side) stays exact. */
+static void test_paired_degenerate(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "p99" };
+    double a[3] = { 10, 12, 14 }, b[3] = { 12, 14, 16 };
+    struct rpt_results r;
+    two_variants(&r, 1, names, "us", RPT_LOWER_BETTER, a, b, 3, true);
+    assert_int_equal(r.cmp[0].test, RPT_TEST_WELCH);
+    assert_float_equal(r.cmp[0].p_value, 0.2878, 1e-4);
+    assert_string_equal(r.cmp[0].verdict, "noise");
+    rpt_results_free(&r);
+    double c[3] = { 10, 10, 10 }, e[3] = { 12, 12, 12 };
+    two_variants(&r, 1, names, "us", RPT_LOWER_BETTER, c, e, 3, true);
+    assert_int_equal(r.cmp[0].test, RPT_TEST_PAIRED);
+    assert_float_equal(r.cmp[0].p_value, 0, 0);
+    assert_string_equal(r.cmp[0].verdict, "worse");
+    rpt_results_free(&r);
+}
+
 /* Holm inside a variant: k metrics all with the paired p = .0041811 above
  * adjust to k p. Eleven give .04599 < .05 (better); twelve give .05017
  * (noise), although each alone is significant. */
@@ -355,7 +379,7 @@ int main(void)
         cmocka_unit_test(test_ci), cmocka_unit_test(test_welch), cmocka_unit_test(test_noise),
         cmocka_unit_test(test_set_put_replaces), cmocka_unit_test(test_series_gathered_per_rep),
         cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
-        cmocka_unit_test(test_holm_cpus_view_family),
+        cmocka_unit_test(test_holm_cpus_view_family), cmocka_unit_test(test_paired_degenerate),
         cmocka_unit_test(test_one_replication), cmocka_unit_test(test_near_zero_baseline),
         cmocka_unit_test(test_saturation),       cmocka_unit_test(test_warmup_check),
     };

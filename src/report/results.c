@@ -345,6 +345,17 @@ static const char *rpt_verdict(enum rpt_better better, const struct rpt_comparis
     return (up == (better == RPT_HIGHER_BETTER)) ? "better" : "worse";
 }
 
+/* Every pair differs by the same amount while the values themselves vary:
+ * a quantized metric (a percentile on histogram buckets, a rate on the RT
+ * curve's steps) whose differences fall below its resolution, not an exact
+ * difference. The paired variance (0) says nothing then, and p = 0 would
+ * claim certainty; the unpaired test uses the spread that is there. */
+static bool rpt_paired_degenerate(const struct rpt_metric *base, const struct rpt_metric *var,
+                                  const struct rpt_diff_test *t)
+{
+    return t->ci_lo == t->ci_hi && t->diff != 0 && (base->stddev > 0 || var->stddev > 0);
+}
+
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out)
 {
@@ -354,7 +365,8 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
     out->n_variant = var->n;
     out->delta = var->mean - base->mean;
     struct rpt_diff_test t = { 0 };
-    if (paired && base->n == var->n && rpt_paired_t(base->values, var->values, base->n, &t) == 0)
+    if (paired && base->n == var->n && rpt_paired_t(base->values, var->values, base->n, &t) == 0 &&
+        !rpt_paired_degenerate(base, var, &t))
         out->test = RPT_TEST_PAIRED;
     else if (rpt_welch_t(base->values, base->n, var->values, var->n, &t) == 0)
         out->test = RPT_TEST_WELCH;

@@ -207,8 +207,9 @@ void rpt_check_warmup(struct rpt_results *r);
  * and, separately, over its cpus.* metrics, and the verdicts. */
 void rpt_compare_all(struct rpt_results *r);
 /* One comparison, without the multiple-comparison step: p_adjusted =
- * p_value and the verdict from it. Paired needs base->n == var->n (else
- * Welch). Exposed for the tests. */
+ * p_value and the verdict from it. Paired needs base->n == var->n, else, or
+ * when every pair differs by the same amount although the values vary (a
+ * quantized metric), Welch. Exposed for the tests. */
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);

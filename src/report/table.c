@@ -163,10 +163,11 @@ static void table_variant_cells(const struct rpt_results *r, const struct rpt_va
 /* Notes under the metrics: why a row says n/a, what a non-% delta is. */
 static void table_notes(const struct rpt_results *r, FILE *out)
 {
-    bool na = false, absolute = false;
+    bool na = false, absolute = false, unpaired = false;
     for (int i = 0; i < r->ncmp; i++) {
         na |= r->cmp[i].test == RPT_TEST_NONE;
         absolute |= r->cmp[i].absolute;
+        unpaired |= r->paired && r->cmp[i].test == RPT_TEST_WELCH;
     }
     if (na)
         fprintf(out, "n/a: fewer than 2 replications (or a value that is not a number): no "
@@ -175,7 +176,11 @@ static void table_notes(const struct rpt_results *r, FILE *out)
         fprintf(out, "deltas not in %%: the baseline is near zero (a share under 1 %%, a count "
                      "or a rate under 1, or 0), so the difference is shown in percentage points "
                      "(pp) or the metric's unit\n");
-    if (na || absolute)
+    if (unpaired)
+        fprintf(out, "(n, n): Welch's unpaired test: every pair differed by the same amount while "
+                     "the values varied (a quantized metric), so the paired variance, 0, says "
+                     "nothing\n");
+    if (na || absolute || unpaired)
         fputc('\n', out);
 }
 
