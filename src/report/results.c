@@ -3,9 +3,10 @@
  * Statistics: the 95 % CI of a mean is mean +- t(0.975, n-1) s / sqrt(n); one
  * replication has none. Variant V is compared with base B replication by
  * replication when the runs are paired (common random numbers: the paired t
- * interval on the differences, which the shared workload makes far narrower
- * than the spread of either side), else by Welch's unequal-variance t-test
- * (report/inference.h). Each variant's p-values over all its host-wide
+ * interval on the differences, narrower than either side's spread by as much
+ * of it as the shared workload causes), else -- and for a quantized metric
+ * whose pairs all differ alike (rpt_paired_degenerate) -- by Welch's
+ * unequal-variance t-test (report/inference.h). Each variant's p-values over all its host-wide
  * metrics (and, as a family of its own, over its --cpus view) are then
  * adjusted by Holm's step-down method, so the chance of any false
  * better/worse among them stays under 5 % (family-wise): 20-80 metrics
