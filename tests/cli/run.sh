@@ -29,6 +29,19 @@ for key in '"pmlab": "' '"scenario": "example-rr"' '"machine": "skx-2s"' '"seed"
 done
 ok "json schema keys"
 
+# One replication: means, but no interval, p-value or verdict (n/a, with a
+# note), in every format.
+"$P" run "$S" --quick --quiet --reps 1 --variant base --variant menu >"$T/r1.txt" || fail "--reps 1 run"
+grep -q '^throughput_rps .* ± n/a (1) .* menu .* ± n/a (1) .* n/a (1) .*n/a *n/a  n/a$' "$T/r1.txt" ||
+    fail "--reps 1: a row with an interval or a verdict: $(grep '^throughput_rps' "$T/r1.txt")"
+grep -Eq ' (better|worse|noise|higher|lower)$' "$T/r1.txt" && fail "--reps 1 gave a verdict"
+grep -q '^n/a: fewer than 2 replications' "$T/r1.txt" || fail "--reps 1: no note"
+"$P" run "$S" --quick --quiet --reps 1 --variant base --variant menu --format json >"$T/r1.json"
+grep -q '"verdict": "n/a"' "$T/r1.json" && ! grep -q '"verdict": "\(better\|worse\|noise\)"' "$T/r1.json" ||
+    fail "--reps 1: json verdicts"
+grep -q '"ci95": null' "$T/r1.json" || fail "--reps 1: json intervals are not null"
+ok "--reps 1: no interval, p-value or verdict"
+
 # The primary metric: rr's headline is its p99 latency, first in the table;
 # --primary chooses another; a metric the run lacks is bad input (exit 2).
 grep -q '"primary": "lat_p99_us"' "$T/j1.json" || fail "json: rr's primary is not lat_p99_us"
