@@ -1,5 +1,6 @@
 /* pmlab: Linux CPU power-management policies on a simulated machine.
  * Entry point: dispatch to a subcommand (src/cli/). */
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,12 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default error handler aborts the process on a domain error (a t
+     * quantile with no degrees of freedom, say). pmlab checks every GSL result
+     * instead (report/inference.c), so the handler is switched off here, once,
+     * before any thread starts: it is the one process-wide setting pmlab
+     * makes, and no run depends on it. */
+    gsl_set_error_handler_off();
     if (argc < 2) {
         usage(stderr);
         return EXIT_BAD_INPUT;

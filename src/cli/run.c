@@ -23,7 +23,10 @@ static void run_usage(void)
     printf("usage: pmlab run SCENARIO.ini [OPTIONS]\n"
            "\n"
            "Run every variant of the scenario for its replications and compare each metric\n"
-           "against the first variant (95 %% CI of the delta, Welch's p-value, verdict).\n"
+           "against the first variant: replication r of every variant is offered the same\n"
+           "work, so each delta's 95 %% CI is a paired t interval; p-values are Holm-adjusted\n"
+           "over each variant's metrics and verdicts use the adjusted ones. Fewer than 2\n"
+           "replications give no interval or verdict (n/a). See STATISTICS in pmlab(1).\n"
            "\n"
            "options:\n"
            "  --format table|json|csv  output format (default table)\n"
@@ -31,9 +34,14 @@ static void run_usage(void)
            "  --reps N                 replications per variant (default: the scenario's); with\n"
            "                           --ci-target, the first batch\n"
            "  --ci-target PCT          add replications in batches until, for every variant, the\n"
-           "                           95 %% CI half-width of the primary metric (the workload's\n"
-           "                           first) is under PCT %% of its mean; the result is exactly\n"
-           "                           that of --reps with the count reached\n"
+           "                           95 %% CI half-width of the primary metric is under PCT %%\n"
+           "                           of its mean; the result is exactly that of --reps with\n"
+           "                           the count reached\n"
+           "  --primary METRIC         the primary metric, for --ci-target and the primary plot\n"
+           "                           (default: the workload's headline: critical_jops for jbb,\n"
+           "                           lat_p99_us for rr, read_mbps for fio, trans_per_s for\n"
+           "                           netrr, single_score for compute); a metric the run does\n"
+           "                           not report is exit status 2\n"
            "  --max-reps N             with --ci-target: stop at N replications (default %d) and\n"
            "                           say on stderr which variant missed the target\n"
            "  --seed N                 base random seed (default: the scenario's)\n"
@@ -127,6 +135,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "ci-target", required_argument, NULL, 'C' },
         { "max-reps", required_argument, NULL, 'M' },
         { "cpus", required_argument, NULL, 'c' },
+        { "primary", required_argument, NULL, 'p' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -167,6 +176,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'P': a->plot_dir = optarg; break;
         case 'R': a->report_dir = optarg; break;
         case 'c': a->cpus = optarg; break;
+        case 'p': a->opts.primary = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
                 fprintf(stderr, "pmlab run: at most %d --variant options\n", RUN_MAX_SELECT);
@@ -234,13 +244,44 @@ static void run_ci_verdict(const struct run_args *a, const struct rpt_results *r
         return;
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        double pct = runner_primary_ci_pct(var);
+        double pct = runner_primary_ci_pct(var, r->primary);
         if (pct < target)
             continue;
         fprintf(stderr,
                 "pmlab run: ci-target %g %% not reached for variant %s after %d replications: "
                 "%.3g %% (%s)\n",
-                target, var->name, r->reps, pct, var->nmetrics ? var->metrics[0].name : "-");
+                target, var->name, r->reps, pct, r->primary ? r->primary : "-");
+    }
+}
+
+/* One stderr line per saturated variant (even with --quiet: the run failed
+ * to measure what it was asked to). Returns -1 if there was any. */
+static int run_saturated(const struct rpt_results *r)
+{
+    int rc = 0;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        if (!var->saturated)
+            continue;
+        const struct rpt_metric *m = rpt_variant_metric(var, r->served_metric);
+        const char *unit = m ? m->unit : "";
+        fprintf(stderr, "pmlab run: variant %s is saturated: offered %.0f %s, served %.0f %s\n",
+                var->name, var->offered, unit, var->served, unit);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* One stderr warning per variant whose start-up transient outlasts the
+ * warm-up (even with --quiet, as other warnings). */
+static void run_warmup_warnings(const struct rpt_results *r)
+{
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        if (var->warmup_short)
+            fprintf(stderr, "pmlab run: warning: variant %s: the start-up transient lasts about "
+                            "%.0f ms (MSER-5), longer than the %.0f ms warm-up; raise warmup_ms\n",
+                    var->name, var->transient_ms, var->warmup_ms);
     }
 }
 
@@ -371,10 +412,13 @@ static int run_main(int argc, char **argv)
             remove(a.output);
         }
         scenario_free(s);
-        return EXIT_RUN_FAILED;
+        return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
     }
     rc = run_report(fmt, &r, out, a.output);
     run_ci_verdict(&a, &r);
+    run_warmup_warnings(&r);
+    if (run_saturated(&r) != 0)
+        rc = EXIT_RUN_FAILED;
     if (a.plot_dir && run_plots(&r, a.plot_dir, a.quiet) != 0)
         rc = EXIT_RUN_FAILED;
     if (a.report_dir && run_write_report(s, &r, a.report_dir, a.quiet) != 0)

@@ -1,6 +1,10 @@
 /* csv: one row per (variant, metric), RFC 4180 quoting, for spreadsheets and
  * scripts. Columns after ci95_hi hold the comparison with the first variant and
- * are empty on the first variant's rows. */
+ * are empty on the first variant's rows; a number that does not exist (no
+ * interval below 2 replications, no percentage of a zero baseline) is an
+ * empty field. Columns are only ever appended, so scripts that read them by
+ * position keep working. */
+#include <math.h>
 #include <string.h>
 
 #include "report/results.h"
@@ -20,10 +24,37 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A number, or an empty field for one that is not (no interval, no test). */
+static void csv_num(FILE *out, double x)
+{
+    fputc(',', out);
+    if (isfinite(x))
+        fprintf(out, "%.6g", x);
+}
+
+/* The comparison columns of a variant's row, from delta_pct on. */
+static void csv_comparison(FILE *out, const struct rpt_comparison *c)
+{
+    csv_num(out, c->delta_pct);
+    csv_num(out, c->ci_lo_pct);
+    csv_num(out, c->ci_hi_pct);
+    csv_num(out, c->p_value);
+    fprintf(out, ",%s", c->verdict);
+    fprintf(out, ",%s", rpt_test_name(c->test));
+    csv_num(out, c->delta);
+    csv_num(out, c->ci_lo);
+    csv_num(out, c->ci_hi);
+    csv_num(out, c->p_adjusted);
+    fputc(',', out);
+    csv_field(out, c->delta_unit);
+    fprintf(out, ",%s", c->absolute ? "absolute" : "relative");
+}
+
 static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
-          "delta_pct,delta_ci95_lo_pct,delta_ci95_hi_pct,p_value,verdict\n", out);
+          "delta_pct,delta_ci95_lo_pct,delta_ci95_hi_pct,p_value,verdict,"
+          "test,delta,delta_ci95_lo,delta_ci95_hi,p_adjusted,delta_unit,delta_shown,saturated\n", out);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         for (int i = 0; i < var->nmetrics; i++) {
@@ -33,14 +64,17 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             csv_field(out, r->machine);
             fputc(',', out);
             csv_field(out, var->name);
-            fprintf(out, ",%s,%s,%d,%.10g,%.10g,%.10g,%.10g", m->name, m->unit, m->n, m->mean,
-                    m->stddev, m->ci_lo, m->ci_hi);
+            fprintf(out, ",%s,%s,%d,%.10g,%.10g", m->name, m->unit, m->n, m->mean, m->stddev);
+            for (int k = 0; k < 2; k++) /* no interval below 2 replications: empty */
+                fprintf(out, isfinite(k ? m->ci_hi : m->ci_lo) ? ",%.10g" : ",",
+                        k ? m->ci_hi : m->ci_lo);
             const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
             if (c && v > 0)
-                fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%s\n", c->delta_pct, c->ci_lo_pct,
-                        c->ci_hi_pct, c->p_value, c->verdict);
+                csv_comparison(out, c);
             else
-                fputs(",,,,,\n", out);
+                fputs(",,,,,,,,,,,", out);
+            /* open-loop workloads: yes or no on every row of the variant */
+            fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
         }
     }
 }

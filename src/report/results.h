@@ -4,7 +4,8 @@
  * and which direction is better). The runner gathers one set per replication and variant;
  * rpt_summarize() turns them into per-variant summaries (mean, stddev, 95 % CI
  * with Student t) and comparisons of every metric against the first variant
- * (Welch's t-test: delta %, its 95 % CI, p-value, verdict). Formats only read
+ * (paired or Welch t, report/inference.h: delta, its 95 % CI, p-values raw
+ * and Holm-adjusted, verdict). Formats only read
  * this model, so a new metric touches no format. */
 #ifndef PMLAB_REPORT_RESULTS_H
 #define PMLAB_REPORT_RESULTS_H
@@ -23,7 +24,8 @@ struct rpt_metric {
     double *values;          /* [n], in replication order */
     int n;
     double mean, stddev;     /* sample stddev; 0 when n < 2 */
-    double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df); = mean when n < 2 */
+    double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df); NaN when n < 2:
+                              * one replication has no interval */
 };
 
 /* A series of one variant: one table per replication (in replication order). */
@@ -39,15 +41,44 @@ struct rpt_variant {
     int nmetrics;
     struct rpt_variant_series *series;
     int nseries;
+    /* Open-loop workloads (rpt_mark_saturation): served short of offered by
+     * more than RPT_SATURATION_PCT; offered and served are the means. */
+    bool saturated;
+    double offered, served;
+    /* Steady-state workloads (rpt_check_warmup): where MSER-5 puts the end of
+     * the start-up transient, mean over the replications, and the configured
+     * warm-up, in ms from the start of a run (NaN: not checked); warmup_short
+     * when the first is later. */
+    double transient_ms, warmup_ms;
+    bool warmup_short;
+};
+
+/* How a variant's metric was compared with the baseline's. */
+enum rpt_test {
+    RPT_TEST_NONE,           /* no test: fewer than 2 replications, or a value not finite */
+    RPT_TEST_PAIRED,         /* paired t on per-replication differences (common random numbers) */
+    RPT_TEST_WELCH,          /* Welch's t: independent samples */
 };
 
 struct rpt_comparison {
     char metric[RPT_NAME_MAX];
     const char *base, *variant;   /* variant names (owned by the variants) */
-    double delta_pct;             /* 100 (mean_v - mean_b) / |mean_b| */
-    double ci_lo_pct, ci_hi_pct;  /* 95 % CI of the delta, Welch-Satterthwaite */
-    double p_value;               /* two-sided Welch t-test; 1 when undefined */
-    const char *verdict;          /* better | worse | noise (higher | lower for neutral metrics) */
+    enum rpt_test test;
+    int n_base, n_variant;        /* replications on each side (pairs: equal) */
+    double delta;                 /* mean_v - mean_b, in the metric's unit */
+    double ci_lo, ci_hi;          /* its 95 % CI; NaN without a test */
+    double delta_pct;             /* 100 delta / |mean_b|; NaN when mean_b = 0 */
+    double ci_lo_pct, ci_hi_pct;  /* the CI in % of |mean_b|; NaN without a test or % */
+    /* Near-zero baseline: the report shows delta in delta_unit (percentage
+     * points "pp" for a share, else the metric's unit) instead of %. */
+    bool absolute;
+    char delta_unit[RPT_UNIT_MAX];
+    double p_value;               /* two-sided, of the test; NaN without a test */
+    double p_adjusted;            /* Holm over the variant's family (host-wide or cpus.*);
+                                   * NaN without a test */
+    /* better | worse | noise (higher | lower | noise for neutral metrics),
+     * from p_adjusted < RPT_ALPHA and the delta's sign; n/a without a test. */
+    const char *verdict;
 };
 
 struct rpt_results {
@@ -55,21 +86,55 @@ struct rpt_results {
     uint64_t seed;
     int reps;
     bool quick;
+    /* Replication r of every variant shares the workload's random numbers
+     * (common random numbers), so comparisons are paired. False for
+     * `compare` of files whose runs do not pair; unpaired_why says why. */
+    bool paired;
+    const char *unpaired_why;     /* static text; NULL when paired */
     char *cpus;              /* the CPU list of the cpus.* metrics ("0-15"); NULL = none */
+    char *primary;           /* the primary metric's name (the workload's headline or
+                              * --primary); NULL = none */
+    /* An open-loop workload's offered and served rate metrics, whose
+     * comparison marks saturated variants; NULL = closed loop. */
+    char *offered_metric, *served_metric;
     struct rpt_variant *variants;
     int nvariants;
     struct rpt_comparison *cmp;
     int ncmp;
 };
 
+/* An open-loop variant whose mean served rate is below the mean offered rate
+ * by more than this share is saturated. In a stable system the shortfall is
+ * only the requests still in flight when the window closes (the response
+ * time over the window, well under 1 %); 5 % leaves room for a heavily
+ * loaded but stable system while a queue that grows all run long, and the
+ * latencies that measure only that queue, are caught. */
+#define RPT_SATURATION_PCT 5.0
+
 /* Fill variant v's summaries from sets[rep] (reps sets, one per replication).
  * Metric order is the order of first appearance. */
 void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *sets, int reps);
+/* Mark every variant of r saturated or not from its metrics offered and
+ * served (an open-loop workload's, wl_ops); r->open_loop records them. A
+ * variant lacking either is not marked. */
+void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char *served);
+/* Check every variant's warm-up from its series "steady_state" (one row per
+ * replication: mser5_ms, warmup_ms; wl_put_steady_state). The mean over
+ * replications, not the worst: MSER-5 on one noisy run can land late by
+ * chance, a transient that outlasts the warm-up does so on average. A
+ * saturated variant (rpt_mark_saturation first) is not flagged: it never
+ * settles, and its saturation says more. */
+void rpt_check_warmup(struct rpt_results *r);
 /* Compute r->cmp: every metric of every variant after the first against the
- * first variant (metrics absent from either side are skipped). */
+ * first variant (metrics absent from either side are skipped), paired when
+ * r->paired, then Holm's adjustment over each variant's host-wide metrics
+ * and, separately, over its cpus.* metrics, and the verdicts. */
 void rpt_compare_all(struct rpt_results *r);
-/* One comparison by Welch's test; exposed for the tests. */
-void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
+/* One comparison, without the multiple-comparison step: p_adjusted =
+ * p_value and the verdict from it. Paired needs base->n == var->n, else, or
+ * when every pair differs by the same amount although the values vary (a
+ * quantized metric), Welch. Exposed for the tests. */
+void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);
 /* The mean of metric name in v, or missing if v has no such metric. */
@@ -77,6 +142,8 @@ double rpt_variant_mean(const struct rpt_variant *v, const char *name, double mi
 /* The comparison of metric in variant against the first variant, or NULL. */
 const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
                                                  const char *metric);
+/* "paired-t" / "welch-t" / "none": a test's name in JSON and CSV. */
+const char *rpt_test_name(enum rpt_test t);
 void rpt_results_free(struct rpt_results *r);
 
 /* Output formats, one file each, registered by name. */
