@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "hw/rapl.h"
 #include "kernel/sched/idle.h"
+#include "kernel/sched/topology.h"
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
 #include "scenario/scenario.h"
@@ -27,6 +28,7 @@ static const explain_section_fn explain_sections[] = {
     cpufreq_explain,
     kvm_explain,
     itmt_explain,
+    sched_topology_explain,
 };
 
 static void explain_usage(void)
@@ -38,10 +40,11 @@ static void explain_usage(void)
            "mitigation, the tick, the cpuidle driver and governor, every idle state\n"
            "(latency, residency, entry method: IRQs on or off, IBRS off; the CPUs it is\n"
            "disabled on), the PM QoS limits, whether ACPI CPPC was probed and the ITMT\n"
-           "state and priorities; and the CPUs a [report] cpus key restricts the cpus.*\n"
-           "metrics to. Lines of a variant that differ from the first variant are marked\n"
-           "with '*'. Warnings the kernel would print for the variant (an unknown\n"
-           "parameter, ignored) come first.\n");
+           "state and priorities, the sched domain tree of one CPU of each kind as\n"
+           "/sys/kernel/debug/sched/domains shows it and the CPU capacities; and the CPUs\n"
+           "a [report] cpus key restricts the cpus.* metrics to. Lines of a variant that\n"
+           "differ from the first variant are marked with '*'. Warnings the kernel would\n"
+           "print for the variant (an unknown parameter, ignored) come first.\n");
 }
 
 void cli_explain_collect(const struct scenario *s, int v, struct explain *x)

@@ -397,6 +397,7 @@ void sched_init(struct world *w)
     }
     itmt_resolve(w->machine, w->kp, &s->itmt);
     s->asym_packing = s->itmt.capable && s->itmt.enabled;
+    sched_topology_build(w->machine, w->kp, &s->itmt, &s->topo);
 }
 
 void sched_destroy(struct world *w)
@@ -404,4 +405,5 @@ void sched_destroy(struct world *w)
     free(w->sched.cpu);
     w->sched.cpu = NULL;
     itmt_destroy(&w->sched.itmt);
+    sched_topology_destroy(&w->sched.topo);
 }

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "kernel/sched/idle.h"
+#include "kernel/sched/topology.h"
 #include "kernel/x86/itmt.h"
 #include "sim/eventq.h"
 
@@ -85,6 +86,7 @@ struct sched {
     uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
     int nr_queued_total;        /* queued tasks on all CPUs (newidle pull shortcut) */
     struct itmt itmt;           /* priorities and kernel.sched_itmt_enabled */
+    struct sched_topology topo; /* sched domains and CPU capacities (topology.c) */
     bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
     uint64_t nr_asym_migrations;
 };
