@@ -128,7 +128,7 @@ static void compute_bg_timer(struct sim_event *ev, void *arg)
     struct compute_run *run = w->wl_state;
     struct compute_bg *bg = container_of(ev, struct compute_bg, timer);
     if (bg->task.cpu < 0)   /* still busy from the last period: skip this one */
-        sched_wake_task(w, &bg->task, run->cfg->bg_run_us * 1000.0);
+        sched_wake_task(w, &bg->task, run->cfg->bg_run_us * 1000.0, bg->task.prev_cpu);
     double jitter = 0.9 + 0.2 * sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]);
     sim_event_schedule(&w->q, ev, w->q.now_ns + 1 +
                                   (sim_time_t)(run->cfg->bg_period_ms * SIM_NS_PER_MS * jitter));
@@ -157,7 +157,7 @@ static void compute_multi_done(struct world *w, struct task *t)
     struct compute_run *run = w->wl_state;
     if (run->chunks_left > 0) {
         run->chunks_left--;
-        sched_wake_task(w, t, run->chunk_work_ns);
+        sched_wake_task(w, t, run->chunk_work_ns, t->prev_cpu);
         return;
     }
     if (--run->running == 0)
@@ -173,7 +173,7 @@ static void compute_start_multi(struct compute_run *run)
     for (int i = 0; i < run->nthr; i++) {
         task_init(&run->thr[i].task, compute_multi_done, i);
         run->chunks_left--;
-        sched_wake_task(w, &run->thr[i].task, run->chunk_work_ns);
+        sched_wake_task(w, &run->thr[i].task, run->chunk_work_ns, i);
     }
 }
 
@@ -195,7 +195,7 @@ static void compute_next(struct sim_event *ev, void *arg)
     }
     int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
     task_init(&run->thr[0].task, compute_single_done, hint);
-    sched_wake_task(w, &run->thr[0].task, run->kernel_work_ns);
+    sched_wake_task(w, &run->thr[0].task, run->kernel_work_ns, hint);
 }
 
 static void compute_start_bg(struct compute_run *run)

@@ -341,21 +341,22 @@ static int32_t jbb_queue_pop(struct jbb_run *run)
     return tx;
 }
 
-/* Start worker wk (asleep) on the next segment of transaction tx. */
-static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t tx)
+/* Start worker wk (asleep) on the next segment of transaction tx, woken
+ * from waker_cpu. */
+static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t tx, int waker_cpu)
 {
     wk->tx = tx;
     run->nbusy++;
-    sched_wake_task(run->w, &wk->task, jbb_segment_ns(run));
+    sched_wake_task(run->w, &wk->task, jbb_segment_ns(run), waker_cpu);
 }
 
 /* Give transaction tx's next segment to a parked worker, or queue it. While a
  * collection is pending or running, everything queues. */
-static void jbb_dispatch(struct jbb_run *run, int32_t tx)
+static void jbb_dispatch(struct jbb_run *run, int32_t tx, int waker_cpu)
 {
     if (run->gc.phase == JBB_GC_OFF && run->nidle > 0) {
         struct jbb_worker *wk = &run->worker[run->idle[--run->nidle]];
-        jbb_worker_start(run, wk, tx);
+        jbb_worker_start(run, wk, tx, waker_cpu);
         return;
     }
     jbb_queue_push(run, tx);
@@ -368,17 +369,17 @@ static void jbb_worker_park(struct jbb_run *run, struct jbb_worker *wk)
 }
 
 /* Wake parked workers for queued transactions (after a collection). */
-static void jbb_workers_resume(struct jbb_run *run)
+static void jbb_workers_resume(struct jbb_run *run, int waker_cpu)
 {
     while (run->nidle > 0 && run->q_len > 0) {
         struct jbb_worker *wk = &run->worker[run->idle[--run->nidle]];
-        jbb_worker_start(run, wk, jbb_queue_pop(run));
+        jbb_worker_start(run, wk, jbb_queue_pop(run), waker_cpu);
     }
 }
 
 /* ---- Garbage collection ---- */
 
-static void jbb_gc_begin(struct jbb_run *run);
+static void jbb_gc_begin(struct jbb_run *run, int waker_cpu);
 
 /* Transactions whose data is live now: in flight, or completed within
  * gc_live_ms (bucketed to gc_live_ms / JBB_LIVE_BUCKETS). */
@@ -424,10 +425,10 @@ static void jbb_gc_note_completion(struct jbb_run *run)
 }
 
 /* The safepoint is reached when no worker runs a segment. */
-static void jbb_gc_check_safepoint(struct jbb_run *run)
+static void jbb_gc_check_safepoint(struct jbb_run *run, int waker_cpu)
 {
     if (run->gc.phase == JBB_GC_SAFEPOINT && run->nbusy == 0)
-        jbb_gc_begin(run);
+        jbb_gc_begin(run, waker_cpu);
 }
 
 static void jbb_gc_thread_done(struct world *w, struct task *t)
@@ -436,7 +437,7 @@ static void jbb_gc_thread_done(struct world *w, struct task *t)
     struct jbb_gc *gc = &run->gc;
     if (gc->chunks_left > 0) {
         gc->chunks_left--;
-        sched_wake_task(w, t, gc->chunk_ns);
+        sched_wake_task(w, t, gc->chunk_ns, t->prev_cpu);
         return;
     }
     if (--gc->active > 0)
@@ -444,12 +445,12 @@ static void jbb_gc_thread_done(struct world *w, struct task *t)
     gc->phase = JBB_GC_OFF;
     gc->npauses++;
     gc->pause_ns += w->q.now_ns - gc->start_ns;
-    jbb_workers_resume(run);
+    jbb_workers_resume(run, t->prev_cpu);
 }
 
 /* Every worker is parked: size the collection by the live set and start the
  * GC threads, each taking chunks until the work is gone. */
-static void jbb_gc_begin(struct jbb_run *run)
+static void jbb_gc_begin(struct jbb_run *run, int waker_cpu)
 {
     struct jbb_gc *gc = &run->gc;
     const struct jbb_config *cfg = run->cfg;
@@ -458,14 +459,14 @@ static void jbb_gc_begin(struct jbb_run *run)
     int64_t chunks = (int64_t)ceil(work_ns / gc->chunk_ns);
     if (chunks < 1) {
         gc->phase = JBB_GC_OFF;
-        jbb_workers_resume(run);
+        jbb_workers_resume(run, waker_cpu);
         return;
     }
     gc->phase = JBB_GC_RUNNING;
     gc->active = chunks < gc->nthreads ? (int)chunks : gc->nthreads;
     gc->chunks_left = chunks - gc->active;
     for (int i = 0; i < gc->active; i++)
-        sched_wake_task(run->w, &gc->thr[i].task, gc->chunk_ns);
+        sched_wake_task(run->w, &gc->thr[i].task, gc->chunk_ns, waker_cpu);
 }
 
 /* ---- Transactions: completion, hand-off, injection ---- */
@@ -491,13 +492,13 @@ static void jbb_worker_done(struct world *w, struct task *task)
     if (++t->segs_done >= run->cfg->segments)
         jbb_tx_complete(run, t);
     else
-        jbb_dispatch(run, wk->tx);
+        jbb_dispatch(run, wk->tx, task->prev_cpu);
     if (run->gc.phase == JBB_GC_OFF && run->q_len > 0) {
-        jbb_worker_start(run, wk, jbb_queue_pop(run));
+        jbb_worker_start(run, wk, jbb_queue_pop(run), task->prev_cpu);
         return;
     }
     jbb_worker_park(run, wk);
-    jbb_gc_check_safepoint(run);
+    jbb_gc_check_safepoint(run, task->prev_cpu);
 }
 
 static void jbb_schedule_arrival(struct jbb_run *run)
@@ -517,7 +518,11 @@ static void jbb_arrival(struct sim_event *ev, void *arg)
     if (t) {
         t->inject_ns = w->q.now_ns;
         t->tagged = run->tagging;
-        jbb_dispatch(run, (int32_t)(t - run->tx));
+        /* The request arrives by network: its interrupt lands on a CPU
+         * RSS chose (uniform over CPUs), which wakes the worker. */
+        int irq_cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT],
+                                         (uint64_t)w->machine->ncpus);
+        jbb_dispatch(run, (int32_t)(t - run->tx), irq_cpu);
     }
     jbb_schedule_arrival(run);
 }

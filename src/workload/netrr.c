@@ -45,6 +45,8 @@ struct netrr_stream {
     struct sim_event wire_ev;
     struct kvm_vcpu *vcpu;
     bool rx;                  /* req is the receive half */
+    int irq_cpu;              /* where the response's interrupt lands: the CPU
+                               * that sent the request (the flow's queue pair) */
     bool sent;                /* a transaction is in flight */
     sim_time_t send_ns;
 };
@@ -96,9 +98,10 @@ static void netrr_host_done(struct world *w, struct kvm_io_req *r)
     if (s->rx) {
         s->gw.work_ns = (cfg->guest_recv_us + cfg->guest_send_us) * 1000.0;
         s->gw.fn = netrr_guest_done;
-        kvm_vcpu_post(w, s->vcpu, &s->gw);
+        kvm_vcpu_post(w, s->vcpu, &s->gw, kvm_iothread_cpu(&run->vhost));
         return;
     }
+    s->irq_cpu = kvm_iothread_cpu(&run->vhost);
     double rtt_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE], cfg->rtt_us * 1000.0,
                                               cfg->rtt_cv);
     sim_event_schedule(&w->q, &s->wire_ev, w->q.now_ns + 1 + (sim_time_t)rtt_ns);
@@ -118,7 +121,7 @@ static void netrr_guest_done(struct world *w, struct kvm_guest_work *gw)
     s->rx = false;
     s->req.work_ns = run->cfg->host_tx_us * 1000.0;
     s->req.fn = netrr_host_done;
-    kvm_iothread_submit(w, &run->vhost, &s->req);
+    kvm_iothread_submit(w, &run->vhost, &s->req, kvm_vcpu_cpu(s->vcpu));
 }
 
 static void netrr_wire_done(struct sim_event *ev, void *arg)
@@ -129,7 +132,7 @@ static void netrr_wire_done(struct sim_event *ev, void *arg)
     s->rx = true;
     s->req.work_ns = run->cfg->host_rx_us * 1000.0;
     s->req.fn = netrr_host_done;
-    kvm_iothread_submit(w, &run->vhost, &s->req);
+    kvm_iothread_submit(w, &run->vhost, &s->req, s->irq_cpu);
 }
 
 static void netrr_warmup_done(struct sim_event *ev, void *arg)
@@ -164,7 +167,7 @@ static int netrr_run_point(struct world *w, const void *cfgp, int load_point,
         sim_event_init(&s->wire_ev, netrr_wire_done);
         s->gw.work_ns = cfg->guest_send_us * 1000.0;
         s->gw.fn = netrr_guest_done;
-        kvm_vcpu_post(w, s->vcpu, &s->gw);
+        kvm_vcpu_post(w, s->vcpu, &s->gw, kvm_vcpu_cpu(s->vcpu));
     }
     sim_event_init(&run.warmup_ev, netrr_warmup_done);
     sim_event_schedule(&w->q, &run.warmup_ev, run.measure_start_ns);

@@ -111,9 +111,11 @@ static void rr_arrival(struct sim_event *ev, void *arg)
     run->free_list = req->next_free;
     run->inflight++;
     req->arrival_ns = w->q.now_ns;
+    /* The request's interrupt lands on a CPU RSS chose (uniform); its
+     * handler thread last ran there and is woken from there. */
     int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
     task_init(&req->task, rr_request_done, cpu);
-    sched_wake_task(w, &req->task, rr_service_ns(run));
+    sched_wake_task(w, &req->task, rr_service_ns(run), cpu);
     double gap = sim_rng_exp(&w->rng[WORLD_STREAM_ARRIVAL], run->mean_gap_ns);
     sim_event_schedule(&w->q, &run->arrival_ev, w->q.now_ns + 1 + (sim_time_t)gap);
 }

@@ -317,8 +317,7 @@ struct kvm_vcpu *kvm_get_vcpu(struct world *w, int vm, int i)
     return &w->kvm.vms[vm].vcpus[i];
 }
 
-/* The CPU the thread runs or last ran on (vcpu->cpu). */
-static int kvm_vcpu_cpu(const struct kvm_vcpu *v)
+int kvm_vcpu_cpu(const struct kvm_vcpu *v)
 {
     return v->task.cpu >= 0 ? v->task.cpu : v->task.prev_cpu;
 }
@@ -331,7 +330,7 @@ static void kvm_vcpu_start_poll(struct world *w, struct kvm_vcpu *v, sim_time_t 
     int cpu = kvm_vcpu_cpu(v);   /* a pinned vCPU's last CPU is its pin */
     v->task.polling = true;
     sim_event_schedule(&w->q, &v->poll_end_ev, w->q.now_ns + window_ns);
-    sched_wake_task(w, &v->task, (double)window_ns * hw_thread_speed(&w->hw, cpu));
+    sched_wake_task(w, &v->task, (double)window_ns * hw_thread_speed(&w->hw, cpu), cpu);
 }
 
 static void kvm_poll_end(struct sim_event *ev, void *arg)
@@ -444,7 +443,7 @@ static void kvm_vcpu_run_next(struct world *w, struct kvm_vcpu *v)
     v->task.polling = false;
     double work_ns = gw->work_ns + v->pending_overhead_ns;
     v->pending_overhead_ns = 0;
-    sched_wake_task(w, &v->task, work_ns);
+    sched_wake_task(w, &v->task, work_ns, kvm_vcpu_cpu(v)); /* from its own done() */
 }
 
 /* The halt poll that ends now, inside the measurement window: to the vCPU's
@@ -511,15 +510,15 @@ static void kvm_vcpu_rq_grew(struct world *w, struct task *t)
 
 /* kvm_vcpu_kick of a blocked vCPU: wake its thread; the wakeup path (schedule
  * in, vcpu_load) runs before the guest does. */
-static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v)
+static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v, int waker_cpu)
 {
     v->state = KVM_VCPU_WAKING;
     v->halt_wakeups++;
     v->task.polling = false;
-    sched_wake_task(w, &v->task, v->kvm->cfg.block_wake_us * 1000.0);
+    sched_wake_task(w, &v->task, v->kvm->cfg.block_wake_us * 1000.0, waker_cpu);
 }
 
-void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw)
+void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw, int waker_cpu)
 {
     gw->next = NULL;
     if (v->tail)
@@ -535,7 +534,7 @@ void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *g
         sched_task_finish_now(w, &v->task);
         break;
     case KVM_VCPU_BLOCKED:
-        kvm_vcpu_kick(w, v);
+        kvm_vcpu_kick(w, v, waker_cpu);
         break;
     case KVM_VCPU_RUN:
     case KVM_VCPU_WAKING:
@@ -636,7 +635,12 @@ void kvm_iothread_init(struct kvm_iothread *io, int cpu)
     task_init(&io->task, kvm_iothread_done, cpu);
 }
 
-static void kvm_iothread_next(struct world *w, struct kvm_iothread *io)
+int kvm_iothread_cpu(const struct kvm_iothread *io)
+{
+    return io->task.cpu >= 0 ? io->task.cpu : io->task.prev_cpu;
+}
+
+static void kvm_iothread_next(struct world *w, struct kvm_iothread *io, int waker_cpu)
 {
     struct kvm_io_req *r = io->head;
     if (!r)
@@ -646,7 +650,7 @@ static void kvm_iothread_next(struct world *w, struct kvm_iothread *io)
         io->tail = NULL;
     r->next = NULL;
     io->curr = r;
-    sched_wake_task(w, &io->task, r->work_ns);
+    sched_wake_task(w, &io->task, r->work_ns, waker_cpu);
 }
 
 static void kvm_iothread_done(struct world *w, struct task *t)
@@ -655,10 +659,11 @@ static void kvm_iothread_done(struct world *w, struct task *t)
     struct kvm_io_req *r = io->curr;
     r->fn(w, r); /* may submit more: it queues while curr is set */
     io->curr = NULL;
-    kvm_iothread_next(w, io);
+    kvm_iothread_next(w, io, kvm_iothread_cpu(io));
 }
 
-void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r)
+void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r,
+                         int waker_cpu)
 {
     r->next = NULL;
     if (io->tail)
@@ -667,5 +672,5 @@ void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io
         io->head = r;
     io->tail = r;
     if (!io->curr)
-        kvm_iothread_next(w, io);
+        kvm_iothread_next(w, io, waker_cpu);
 }

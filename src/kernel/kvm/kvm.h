@@ -202,9 +202,12 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n);
 struct kvm_vcpu *kvm_get_vcpu(struct world *w, int vm, int i);
 
 /* Queue guest work on v; if the guest is idle this is an interrupt that
- * ends its poll or kicks its thread (kvm_vcpu_kick). gw must stay valid until
- * its fn runs. */
-void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw);
+ * ends its poll or kicks its thread (kvm_vcpu_kick) from waker_cpu (the host
+ * CPU whose code injects it). gw must stay valid until its fn runs. */
+void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw,
+                   int waker_cpu);
+/* The host CPU v's thread runs or last ran on (vcpu->cpu). */
+int kvm_vcpu_cpu(const struct kvm_vcpu *v);
 
 void kvm_measure_reset(struct world *w);
 /* guest_halt_pct, halt_poll_success_pct, kvm_poll_pct, vcpu_wakeups_per_s
@@ -236,7 +239,11 @@ struct kvm_iothread {
 int kvm_iothread_default_cpu(const struct world *w);
 /* A sleeping I/O thread whose first placement hint is cpu. */
 void kvm_iothread_init(struct kvm_iothread *io, int cpu);
-/* Queue r; wakes the thread if it sleeps. */
-void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r);
+/* Queue r; wakes the thread if it sleeps, from waker_cpu (the CPU whose code
+ * submits: a vCPU thread's ioeventfd kick, or a device interrupt). */
+void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r,
+                         int waker_cpu);
+/* The host CPU the I/O thread runs or last ran on. */
+int kvm_iothread_cpu(const struct kvm_iothread *io);
 
 #endif

@@ -470,6 +470,9 @@ void sched_topology_build(const struct hw_machine *m, const struct kparams *kp,
     t->llc_id = xcalloc((size_t)n, sizeof *t->llc_id);
     t->llc_size = xcalloc((size_t)n, sizeof *t->llc_size);
     t->share_id = xcalloc((size_t)n, sizeof *t->share_id);
+    t->smt = xcalloc((size_t)n, sizeof *t->smt);
+    for (int cpu = 0; cpu < n; cpu++)
+        t->smt[cpu] = topo_span(m, t, TL_SMT, cpu);
     t->smt_active = m->threads_per_core > 1;
     topo_capacities(m, kp, t);
     struct topo_desc td;
@@ -513,6 +516,7 @@ void sched_topology_destroy(struct sched_topology *t)
     free(t->llc_id);
     free(t->llc_size);
     free(t->share_id);
+    free(t->smt);
     memset(t, 0, sizeof *t);
 }
 

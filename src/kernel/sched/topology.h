@@ -100,6 +100,7 @@ struct sched_topology {
     bool smt_active;            /* sched_smt_present */
     int *llc_id, *llc_size;     /* [ncpus] sd_llc_id, sd_llc_size */
     int *share_id;              /* [ncpus] sd_share_id (cluster, else LLC) */
+    const struct sched_span **smt; /* [ncpus] cpu_smt_mask */
     /* storage */
     struct sched_span *spans;   /* [(TL_NR + 1) * ncpus], by level and first CPU;
                                  * level TL_NR: each CPU alone */
