@@ -25,7 +25,7 @@
 enum world_stream {
     WORLD_STREAM_ARRIVAL,
     WORLD_STREAM_SERVICE,
-    WORLD_STREAM_PLACEMENT,
+    WORLD_STREAM_IRQ,        /* the CPU a device interrupt lands on (RSS), not placement */
     WORLD_STREAM_TIMERS,
     WORLD_NSTREAMS,
 };
@@ -43,6 +43,9 @@ struct world {
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;
+    /* [machine->ncpus]: the CPUs a workload's threads may run on ([workload]
+     * affinity; wl_task_affinity applies it), NULL = every CPU. */
+    const bool *wl_affinity;
     uint64_t nevents;         /* events handled, for the events/s figure */
     void *wl_state;           /* the running workload's state */
 };

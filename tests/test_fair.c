@@ -5,7 +5,10 @@
  * wake_affine pulling to the waker's LLC (and not when the waker is loaded),
  * the idle-core scan skipping a core with a busy sibling, an idle SMT sibling
  * when no idle core is left, recent_used_cpu, the cluster-first scan (v6.8),
- * and SIS_UTIL ending the scan on a loaded LLC (v6.0). */
+ * and SIS_UTIL ending the scan on a loaded LLC (v6.0); and for a fork, the
+ * slow path: an idle hybrid laptop (E-module first since v6.6, a P-core
+ * before), the NUMA allowance and a busy local package, the CPU in the group
+ * (shallowest idle state, then most recently idled). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,18 +25,22 @@ struct load {
     int nbusy;
 };
 
-static struct load *load_new(const char *machine, const char *kernel)
+static struct load *load_new_with(const char *machine, const char *kernel, const char *cmdline,
+                                  const char *sysfs)
 {
     struct load *l = calloc(1, sizeof *l);
-    char config[64];
-    snprintf(config, sizeof config, "CONFIG_HZ=250");
-    l->f = fx_new_machine(machine, config, "cpufreq.off=1", NULL, NULL, 0);
+    l->f = fx_new_machine(machine, "CONFIG_HZ=250", cmdline, sysfs, NULL, 0);
     assert_int_equal(kversion_parse(kernel, &l->f->kp.kernel), 0);
     /* rebuild the world for this kernel version */
     world_destroy(&l->f->w);
     struct world_key key = { .seed = 3 };
     world_init(&l->f->w, l->f->m, &l->f->kp, &key);
     return l;
+}
+
+static struct load *load_new(const char *machine, const char *kernel)
+{
+    return load_new_with(machine, kernel, NULL, NULL);
 }
 
 /* Keep cpu busy (a pinned task with work for 10 s). */
@@ -186,6 +193,102 @@ static void test_sis_util_cuts_scan(void **state)
     }
 }
 
+/* Where a task forked by a task running on parent goes. */
+static int fork_from(struct load *l, int parent)
+{
+    struct task t;
+    task_init(&t, probe_done, parent);
+    t.avg_new = true;
+    t.avg.load_avg = SCHED_CAPACITY_SCALE;
+    return select_task_rq_fair(&l->f->w, &t, parent, true);
+}
+
+/* Fork on an idle i5-13500H (FACTS-2 section 4, consequence): the parent
+ * runs on cpu0; MC's groups are four P-pairs (2 idle, 1 for the parent's)
+ * and two E-modules (4 idle): the first E-module wins, its first CPU, and
+ * CLS{8-11} keeps it there. With ITMT the same (the slow path reads no
+ * priority). Before v6.6 (no clusters) the groups are P-pairs against
+ * single E-cores, and a P-core wins. */
+static void test_fork_idle_hybrid(void **state)
+{
+    (void)state;
+    static const struct { const char *kernel; bool itmt; int cpu; } cases[] = {
+        { "6.9", false, 8 }, { "6.10", true, 8 }, { "6.5", false, 2 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* no cpuidle: no idle state to prefer, ties go to the first CPU */
+        struct load *l = load_new_with("machines/rpl-h.ini", cases[i].kernel,
+                                       "cpuidle.off=1 cpufreq.off=0", NULL);
+        assert_int_equal(l->f->w.sched.asym_packing, cases[i].itmt);
+        load_busy(l, 0);
+        load_run(l, SIM_NS_PER_MS);
+        assert_int_equal(fork_from(l, 0), cases[i].cpu);
+        load_free(l);
+    }
+}
+
+/* Fork on two sockets from busy cpu0: the NUMA level tolerates a gap of
+ * idle CPUs while few tasks run locally (imb_numa_nr 7), so the task stays
+ * in package 0, on an idle core (cpu1), not on the parent's sibling. With 8
+ * tasks in package 0 the allowance is gone and it goes to package 1. */
+static void test_fork_local_group_busy(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/skx-2s.ini", "6.6");
+    load_busy(l, 0);
+    load_run(l, SIM_NS_PER_MS);
+    assert_int_equal(fork_from(l, 0), 1);
+    load_free(l);
+    l = load_new("machines/skx-2s.ini", "6.6");
+    for (int cpu = 0; cpu < 8; cpu++)
+        load_busy(l, cpu);
+    load_run(l, SIM_NS_PER_MS);
+    assert_int_equal(l->f->m->cpus[fork_from(l, 0)].package, 1);
+    load_free(l);
+}
+
+/* sched_balance_find_dst_group_cpu: in the chosen E-module, the CPU whose
+ * idle state exits fastest (cpu11, deep states disabled); without cpuidle
+ * (no state to compare), the most recently idled: with the parent on E-core
+ * 12, module 8-11 (4 idle) beats the parent's (3), and of its CPUs cpu10 ran
+ * last. */
+static void test_fork_group_cpu(void **state)
+{
+    (void)state;
+    struct load *l = load_new_with("machines/rpl-h.ini", "6.9", NULL,
+                                   "/sys/devices/system/cpu/cpu11/cpuidle/state2/disable=1 "
+                                   "/sys/devices/system/cpu/cpu11/cpuidle/state3/disable=1");
+    load_busy(l, 0);
+    load_run(l, 20 * SIM_NS_PER_MS);
+    assert_int_equal(fork_from(l, 0), 11);
+    load_free(l);
+    l = load_new_with("machines/rpl-h.ini", "6.9", "cpuidle.off=1", NULL);
+    struct probe a, b;
+    task_init(&a.t, probe_done, 9);
+    task_init(&b.t, probe_done, 10);
+    sched_wake_task(&l->f->w, &a.t, 100000, 9);
+    sched_wake_task(&l->f->w, &b.t, 200000, 10);
+    load_busy(l, 12);
+    load_run(l, SIM_NS_PER_MS);
+    assert_int_equal(fork_from(l, 12), 10);
+    load_free(l);
+}
+
+/* update_pick_idlest (3edecfef0285): two E-modules with 4 idle CPUs each,
+ * the one that ran a task recently has more util: the other one wins. */
+static void test_fork_util_tie(void **state)
+{
+    (void)state;
+    struct load *l = load_new_with("machines/rpl-h.ini", "6.9", "cpuidle.off=1", NULL);
+    struct probe a;
+    task_init(&a.t, probe_done, 9);
+    sched_wake_task(&l->f->w, &a.t, 100000, 9);
+    load_busy(l, 0);
+    load_run(l, SIM_NS_PER_MS);
+    assert_int_equal(fork_from(l, 0), 12);
+    load_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +299,10 @@ int main(void)
         cmocka_unit_test(test_recent_used_cpu),
         cmocka_unit_test(test_cluster_scan),
         cmocka_unit_test(test_sis_util_cuts_scan),
+        cmocka_unit_test(test_fork_idle_hybrid),
+        cmocka_unit_test(test_fork_local_group_busy),
+        cmocka_unit_test(test_fork_group_cpu),
+        cmocka_unit_test(test_fork_util_tie),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,7 +196,8 @@ static int fio_run_point(struct world *w, const void *cfgp, int load_point,
     run.io = xcalloc((size_t)nio, sizeof *run.io);
     run.lat = xmalloc(sizeof *run.lat);
     sim_hist_init(run.lat);
-    kvm_iothread_init(&run.iothread, kvm_iothread_default_cpu(w));
+    /* QEMU's main thread, started from WL_LAUNCH_CPU, creates it */
+    kvm_iothread_start(w, &run.iothread, WL_LAUNCH_CPU);
     w->wl_state = &run;
     int nvcpus = w->kvm.vms[0].cfg.nvcpus;
     for (int i = 0; i < nio; i++) {

@@ -22,7 +22,10 @@
  *    to the pool's FIFO queue, which busy workers drain. Segment work is
  *    lognormal (mean `segment_us` of reference-core work, cv `segment_cv`), so
  *    a thread's speed -- frequency, core type, what its SMT sibling is doing
- *    -- sets the service time. This is the backend of SPECjbb in miniature:
+ *    -- sets the service time. The JVM's main thread (on WL_LAUNCH_CPU)
+ *    forks the workers and GC threads and the kernel places them; a request's
+ *    network interrupt lands on a CPU RSS picks (uniform) and wakes a worker
+ *    from there, a hand-off wakes the next from the finishing worker's CPU. This is the backend of SPECjbb in miniature:
  *    requests fan through thread pools (the real one uses fork/join pools and
  *    several tiers), and the controller's injectors are an arrival process.
  *    Injection is Poisson at rate IR.
@@ -286,6 +289,7 @@ struct jbb_run {
     struct jbb_worker *worker;      /* [nworkers] */
     int32_t *idle;                  /* stack of parked workers */
     int nworkers, nidle, nbusy;
+    int nstarted;                   /* threads that ran their start (jbb_start_threads) */
     double ir_jops;                 /* current injection rate, 0 = stopped */
     bool tagging;
     struct sim_event arrival_ev;
@@ -520,7 +524,7 @@ static void jbb_arrival(struct sim_event *ev, void *arg)
         t->tagged = run->tagging;
         /* The request arrives by network: its interrupt lands on a CPU
          * RSS chose (uniform over CPUs), which wakes the worker. */
-        int irq_cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT],
+        int irq_cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_IRQ],
                                          (uint64_t)w->machine->ncpus);
         jbb_dispatch(run, (int32_t)(t - run->tx), irq_cpu);
     }
@@ -670,6 +674,44 @@ static void jbb_rt_curve(struct jbb_run *run, double hbir_jops)
 
 /* ---- Set-up, metrics, teardown ---- */
 
+/* A new JVM thread ran its (empty) start and parks: from now on it runs the
+ * pool's or the collector's work. */
+static void jbb_worker_started(struct world *w, struct task *t)
+{
+    struct jbb_run *run = w->wl_state;
+    t->done = jbb_worker_done;
+    run->nstarted++;
+}
+
+static void jbb_gc_thread_started(struct world *w, struct task *t)
+{
+    struct jbb_run *run = w->wl_state;
+    t->done = jbb_gc_thread_done;
+    run->nstarted++;
+}
+
+/* The JVM's main thread (started from WL_LAUNCH_CPU) creates the workers,
+ * then the GC threads; the kernel places each (the fork slow path) and each
+ * parks at once. The run starts once all have. */
+static void jbb_start_threads(struct jbb_run *run)
+{
+    struct world *w = run->w;
+    for (int i = 0; i < run->nworkers; i++) {
+        struct task *t = &run->worker[i].task;
+        task_init(t, jbb_worker_started, WL_LAUNCH_CPU);
+        wl_task_affinity(w, t);
+        task_fork(w, t, 0, WL_LAUNCH_CPU);
+    }
+    for (int i = 0; i < run->gc.nthreads; i++) {
+        struct task *t = &run->gc.thr[i].task;
+        task_init(t, jbb_gc_thread_started, WL_LAUNCH_CPU);
+        wl_task_affinity(w, t);
+        task_fork(w, t, 0, WL_LAUNCH_CPU);
+    }
+    while (run->nstarted < run->nworkers + run->gc.nthreads)
+        world_run_until(w, w->q.now_ns + SIM_NS_PER_MS);
+}
+
 /* HotSpot's default ParallelGCThreads for n CPUs. */
 static int jbb_default_gc_threads(int ncpus)
 {
@@ -692,16 +734,12 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
     run->nworkers = cfg->workers > 0 ? (int)cfg->workers : ncpus;
     run->worker = xcalloc((size_t)run->nworkers, sizeof *run->worker);
     run->idle = xcalloc((size_t)run->nworkers, sizeof *run->idle);
-    /* Parked in reverse so that worker 0 (on CPU 0) is woken first. */
-    for (int i = run->nworkers - 1; i >= 0; i--) {
-        task_init(&run->worker[i].task, jbb_worker_done, i % ncpus);
+    /* Parked in reverse so that worker 0 is woken first. */
+    for (int i = run->nworkers - 1; i >= 0; i--)
         jbb_worker_park(run, &run->worker[i]);
-    }
     struct jbb_gc *gc = &run->gc;
     gc->nthreads = cfg->gc_threads > 0 ? (int)cfg->gc_threads : jbb_default_gc_threads(ncpus);
     gc->thr = xcalloc((size_t)gc->nthreads, sizeof *gc->thr);
-    for (int i = 0; i < gc->nthreads; i++)
-        task_init(&gc->thr[i].task, jbb_gc_thread_done, i % ncpus);
     gc->every_tx = llround(cfg->gc_every_tx_per_cpu * ncpus);
     gc->fixed_ns = cfg->gc_fixed_us_per_cpu * 1000.0 * ncpus;
     gc->chunk_ns = cfg->gc_chunk_us * 1000.0;
@@ -712,6 +750,7 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
     sim_hist_init(run->win.rt);
     sim_event_init(&run->arrival_ev, jbb_arrival);
     w->wl_state = run;
+    jbb_start_threads(run);
 }
 
 static void jbb_teardown(struct jbb_run *run)

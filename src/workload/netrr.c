@@ -156,7 +156,8 @@ static int netrr_run_point(struct world *w, const void *cfgp, int load_point,
     run.st = xcalloc((size_t)cfg->streams, sizeof *run.st);
     run.rtt = xmalloc(sizeof *run.rtt);
     sim_hist_init(run.rtt);
-    kvm_iothread_init(&run.vhost, kvm_iothread_default_cpu(w));
+    /* QEMU's main thread, started from WL_LAUNCH_CPU, creates it */
+    kvm_iothread_start(w, &run.vhost, WL_LAUNCH_CPU);
     w->wl_state = &run;
     sim_time_t warmup_ns = (sim_time_t)(cfg->warmup_ms * SIM_NS_PER_MS);
     run.measure_start_ns = warmup_ns > 0 ? warmup_ns : 1;

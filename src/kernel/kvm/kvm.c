@@ -18,6 +18,7 @@
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "util/strutil.h"
+#include "util/cpulist.h"
 #include "util/xalloc.h"
 #include "world.h"
 #include "util/container.h"
@@ -184,6 +185,14 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
         c->nvcpus = (int)v;
         return 0;
     }
+    if (strcmp(key, "iothread_affinity") == 0) {
+        char why[160];
+        if (cpulist_parse(value, KVM_MAX_HOST_CPUS, c->io_affinity, why, sizeof why) != 0)
+            return snprintf(msg, msgsize, "iothread_affinity = %s: Invalid argument (%s)", value,
+                            why), -1;
+        c->has_io_affinity = true;
+        return 0;
+    }
     if (strcmp(key, "pin") == 0)
         return kvm_parse_cpu_list(c, value, msg, msgsize);
     if (strcmp(key, "overcommit") == 0)
@@ -217,8 +226,8 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
     if (strcmp(key, "block_wake_us") == 0)
         return kvm_cfg_us(key, value, &c->block_wake_us, msg, msgsize);
     snprintf(msg, msgsize,
-             "unknown key '%s' in [vm] (vcpus, pin, overcommit, guest_cpuidle, poll_control, "
-             "halt_poll_ns, guest_halt_poll_ns, guest_halt_poll_grow, guest_halt_poll_shrink, "
+             "unknown key '%s' in [vm] (vcpus, pin, iothread_affinity, overcommit, guest_cpuidle, "
+             "poll_control, halt_poll_ns, guest_halt_poll_ns, guest_halt_poll_grow, guest_halt_poll_shrink, "
              "guest_halt_poll_grow_start, guest_halt_poll_allow_shrink, vmexit_us, block_wake_us)",
              key);
     return -1;
@@ -256,6 +265,18 @@ static void kvm_vcpu_task_done(struct world *w, struct task *t);
 static void kvm_vcpu_rq_grew(struct world *w, struct task *t);
 static void kvm_poll_end(struct sim_event *ev, void *arg);
 
+int kvm_vm_config_check_io_affinity(const struct kvm_vm_config *c, const struct hw_machine *m,
+                                    char *msg, size_t msgsize)
+{
+    if (!c->has_io_affinity)
+        return 0;
+    for (int cpu = m->ncpus; cpu < KVM_MAX_HOST_CPUS; cpu++)
+        if (c->io_affinity[cpu])
+            return snprintf(msg, msgsize, "iothread_affinity: Invalid argument (CPU %d does not "
+                            "exist on %s: CPUs 0-%d)", cpu, m->name, m->ncpus - 1), -1;
+    return 0;
+}
+
 void kvm_init(struct world *w)
 {
     struct kvm_sys *k = &w->kvm;
@@ -271,6 +292,7 @@ void kvm_destroy(struct world *w)
         free(w->kvm.vms[i].vcpus);
     free(w->kvm.vms);
     free(w->kvm.halt_poll_ns_on_cpu);
+    free(w->kvm.iothread_mask);
     memset(&w->kvm, 0, sizeof w->kvm);
 }
 
@@ -280,6 +302,11 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
     k->vms = xcalloc((size_t)(n > 0 ? n : 1), sizeof *k->vms);
     k->nvms = n;
     k->halt_poll_ns_on_cpu = xcalloc((size_t)w->machine->ncpus, sizeof *k->halt_poll_ns_on_cpu);
+    if (n > 0 && cfg[0].has_io_affinity) {
+        k->iothread_mask = xcalloc((size_t)w->machine->ncpus, sizeof *k->iothread_mask);
+        for (int cpu = 0; cpu < w->machine->ncpus; cpu++)
+            k->iothread_mask[cpu] = cfg[0].io_affinity[cpu];
+    }
     for (int i = 0; i < n; i++) {
         struct kvm *vm = &k->vms[i];
         vm->cfg = cfg[i];
@@ -614,25 +641,27 @@ void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out)
 /* ---- host I/O thread ---- */
 
 static void kvm_iothread_done(struct world *w, struct task *t);
+static void kvm_iothread_next(struct world *w, struct kvm_iothread *io, int waker_cpu);
+int kvm_iothread_cpu(const struct kvm_iothread *io);
 
-int kvm_iothread_default_cpu(const struct world *w)
+/* The thread ran its (empty) start: take what was submitted meanwhile. */
+static void kvm_iothread_started(struct world *w, struct task *t)
 {
-    const struct hw_machine *m = w->machine;
-    for (int cpu = 0; cpu < m->ncpus; cpu++) {
-        bool used = false;
-        for (int i = 0; i < w->kvm.nvms && !used; i++)
-            for (int j = 0; j < w->kvm.vms[i].cfg.npin; j++)
-                used |= m->cpus[w->kvm.vms[i].cfg.pin[j]].core == m->cpus[cpu].core;
-        if (!used)
-            return cpu;
-    }
-    return 0;
+    struct kvm_iothread *io = container_of(t, struct kvm_iothread, task);
+    t->done = kvm_iothread_done;
+    io->starting = false;
+    if (io->head)
+        kvm_iothread_next(w, io, kvm_iothread_cpu(io));
 }
 
-void kvm_iothread_init(struct kvm_iothread *io, int cpu)
+void kvm_iothread_start(struct world *w, struct kvm_iothread *io, int parent_cpu)
 {
     memset(io, 0, sizeof *io);
-    task_init(&io->task, kvm_iothread_done, cpu);
+    task_init(&io->task, kvm_iothread_started, parent_cpu);
+    if (w->kvm.iothread_mask)
+        task_set_cpus_allowed(&io->task, w->kvm.iothread_mask, w->machine->ncpus);
+    io->starting = true;
+    task_fork(w, &io->task, 0, parent_cpu);
 }
 
 int kvm_iothread_cpu(const struct kvm_iothread *io)
@@ -671,6 +700,6 @@ void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io
     else
         io->head = r;
     io->tail = r;
-    if (!io->curr)
+    if (!io->curr && !io->starting)
         kvm_iothread_next(w, io, waker_cpu);
 }

@@ -269,6 +269,19 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_
     sched_activate(w, t, cpu);
 }
 
+void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
+{
+    t->work_ns = work_ns;
+    t->prev_cpu = t->recent_used_cpu = parent_cpu;
+    t->avg = (struct sched_avg){ .load_avg = SCHED_CAPACITY_SCALE };  /* init_entity_runnable_average */
+    t->avg_new = true;
+    t->avg_state = TASK_AVG_SLEEPING;
+    int cpu = select_task_rq(w, t, parent_cpu, true);
+    fair_post_init_util(w, t, cpu);
+    task_avg_sync(w, t, TASK_AVG_QUEUED);
+    sched_activate(w, t, cpu);
+}
+
 static void sched_start(struct world *w, int cpu, struct task *t)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];

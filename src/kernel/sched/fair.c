@@ -34,6 +34,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/cpuidle/cpuidle.h"
+
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/sched.h"
 #include "world.h"
@@ -114,6 +116,16 @@ static double cpu_util_without(const struct world *w, int cpu, const struct task
     }
     double cap = (double)capacity_of(w, cpu);
     return util < cap ? util : cap;
+}
+
+static double cpu_load_without(const struct world *w, int cpu, const struct task *p)
+{
+    double load = rq_avg_now(w, cpu).load_avg;
+    if (task_on_cpu_signals(p, cpu)) {
+        load -= task_avg_now(w, p).load_avg;
+        load = load < 0 ? 0 : load;
+    }
+    return load;
 }
 
 /* fits_capacity: util within 80 % of capacity (the 1280/1024 margin). */
@@ -416,7 +428,297 @@ int fair_nr_idle_scan(struct world *w, int cpu)
     return sh->nr_idle_scan;
 }
 
+/* ---- the fork/exec slow path (sched_balance_find_dst_cpu) ------------------ */
+
+/* Group types, lowest first (enum group_type); the slow path classifies
+ * into has_spare, fully_busy, misfit_task and overloaded only. */
+enum group_type {
+    group_has_spare,
+    group_fully_busy,
+    group_misfit_task,
+    group_smt_balance,
+    group_asym_packing,
+    group_imbalanced,
+    group_overloaded,
+};
+
+struct sg_wakeup_stats {
+    double avg_load, group_load, group_util, group_runnable;
+    unsigned long group_capacity;
+    int group_weight, sum_nr_running, idle_cpus;
+    bool misfit;
+    enum group_type group_type;
+};
+
+static int rq_nr_running(const struct world *w, int cpu)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    return (c->curr != NULL) + c->nr_queued;
+}
+
+static bool group_is_overloaded(int imbalance_pct, const struct sg_wakeup_stats *sgs)
+{
+    if (sgs->sum_nr_running <= sgs->group_weight)
+        return false;
+    if ((double)sgs->group_capacity * 100 < sgs->group_util * imbalance_pct)
+        return true;
+    return (double)sgs->group_capacity * imbalance_pct < sgs->group_runnable * 100;
+}
+
+static bool group_has_capacity(int imbalance_pct, const struct sg_wakeup_stats *sgs)
+{
+    if (sgs->sum_nr_running < sgs->group_weight)
+        return true;
+    if ((double)sgs->group_capacity * imbalance_pct < sgs->group_runnable * 100)
+        return false;
+    return (double)sgs->group_capacity * 100 > sgs->group_util * imbalance_pct;
+}
+
+/* update_sg_wakeup_stats: the group as it would be without p. Runnable
+ * equals load here (nice-0 tasks only). */
+static void update_sg_wakeup_stats(const struct world *w, const struct sched_domain *sd,
+                                   const struct sched_group *group, const struct task *p,
+                                   struct sg_wakeup_stats *sgs)
+{
+    *sgs = (struct sg_wakeup_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
+    double util_p = task_avg_now(w, p).util_avg;
+    for (int i = 0; i < group->span->weight; i++) {
+        int cpu = group->span->cpus[i];
+        sgs->group_load += cpu_load_without(w, cpu, p);
+        sgs->group_util += cpu_util_without(w, cpu, p);
+        int nr = rq_nr_running(w, cpu) - (p->cpu == cpu);
+        sgs->sum_nr_running += nr;
+        if (!nr && sched_cpu_idle(w, cpu))
+            sgs->idle_cpus++;
+        if (sgs->misfit && util_fits_cpu(w, util_p, cpu))
+            sgs->misfit = false;
+    }
+    sgs->group_runnable = sgs->group_load;
+    sgs->group_capacity = group->capacity;
+    sgs->group_weight = group->span->weight;
+    if (group_is_overloaded(sd->imbalance_pct, sgs))
+        sgs->group_type = group_overloaded;
+    else if (sgs->misfit)
+        sgs->group_type = group_misfit_task;
+    else if (!group_has_capacity(sd->imbalance_pct, sgs))
+        sgs->group_type = group_fully_busy;
+    else
+        sgs->group_type = group_has_spare;
+    if (sgs->group_type == group_fully_busy || sgs->group_type == group_overloaded)
+        sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / (double)sgs->group_capacity;
+}
+
+/* Whether group (sgs) is idler than the idlest so far: a lower type; same
+ * type: lower avg_load (busy), more capacity (misfit), more idle CPUs then
+ * less util (has_spare, 3edecfef0285). */
+static bool update_pick_idlest(const struct sched_group *idlest,
+                               const struct sg_wakeup_stats *idlest_sgs,
+                               const struct sched_group *group, const struct sg_wakeup_stats *sgs)
+{
+    if (sgs->group_type != idlest_sgs->group_type)
+        return sgs->group_type < idlest_sgs->group_type;
+    switch (sgs->group_type) {
+    case group_overloaded:
+    case group_fully_busy:
+        return idlest_sgs->avg_load > sgs->avg_load;
+    case group_misfit_task:
+        return idlest->max_capacity < group->max_capacity;
+    case group_has_spare:
+        if (idlest_sgs->idle_cpus != sgs->idle_cpus)
+            return idlest_sgs->idle_cpus < sgs->idle_cpus;
+        return idlest_sgs->group_util > sgs->group_util;
+    case group_smt_balance:
+    case group_asym_packing:
+    case group_imbalanced:
+        break;   /* not used in the slow wakeup path */
+    }
+    return false;
+}
+
+/* Whether p may run on some CPU of span (cpumask_intersects with cpus_ptr). */
+static bool span_allowed(const struct sched_span *span, const struct task *p)
+{
+    for (int i = 0; i < span->weight; i++)
+        if (task_allowed_on(p, span->cpus[i]))
+            return true;
+    return false;
+}
+
+/* adjust_numa_imbalance: up to imb_numa_nr running, a gap of 2 idle CPUs is
+ * tolerated to keep the task near its wakeup source. */
+static int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr)
+{
+    if (dst_running > imb_numa_nr)
+        return imbalance;
+    return imbalance <= 2 ? 0 : imbalance;
+}
+
+/* Local versus idlest group of the same type: whether to stay local. */
+static bool stay_local(const struct sched_domain *sd, const struct task *p,
+                       const struct sched_group *local, const struct sg_wakeup_stats *l,
+                       const struct sched_group *idlest, const struct sg_wakeup_stats *i)
+{
+    double imbalance = (double)NICE_0_LOAD * (sd->imbalance_pct - 100) / 100;
+    switch (l->group_type) {
+    case group_overloaded:
+    case group_fully_busy:
+        if ((sd->flags & SD_NUMA) && i->avg_load + imbalance >= l->avg_load)
+            return true;
+        if (i->avg_load >= l->avg_load + imbalance)
+            return true;
+        return 100 * l->avg_load <= sd->imbalance_pct * i->avg_load;
+    case group_misfit_task:
+        return local->max_capacity >= idlest->max_capacity;
+    case group_has_spare:
+        if (sd->flags & SD_NUMA) {
+            int allowed = 0;
+            for (int k = 0; k < local->span->weight; k++)
+                allowed += task_allowed_on(p, local->span->cpus[k]);
+            int imb_numa_nr = allowed < sd->imb_numa_nr ? allowed : sd->imb_numa_nr;
+            int gap = l->idle_cpus - i->idle_cpus;
+            if (!adjust_numa_imbalance(gap < 0 ? -gap : gap, l->sum_nr_running + 1, imb_numa_nr))
+                return true;
+        }
+        return l->idle_cpus >= i->idle_cpus;
+    case group_smt_balance:
+    case group_asym_packing:
+    case group_imbalanced:
+        return true;
+    }
+    return true;
+}
+
+/* sched_balance_find_dst_group: the idlest group of sd if p should move
+ * there from this_cpu's (local) group, else NULL. */
+static const struct sched_group *sched_balance_find_dst_group(const struct world *w,
+                                                              const struct sched_domain *sd,
+                                                              const struct task *p, int this_cpu)
+{
+    const struct sched_group *idlest = NULL, *local = NULL;
+    struct sg_wakeup_stats local_sgs = { 0 }, idlest_sgs = { .avg_load = 1e300,
+                                                            .group_type = group_overloaded };
+    for (int g = 0; g < sd->ngroups; g++) {
+        const struct sched_group *group = sd->groups[g];
+        if (!span_allowed(group->span, p))
+            continue;
+        struct sg_wakeup_stats sgs;
+        update_sg_wakeup_stats(w, sd, group, p, &sgs);
+        if (group->span->has[this_cpu]) {
+            local = group;
+            local_sgs = sgs;
+        } else if (update_pick_idlest(idlest, &idlest_sgs, group, &sgs)) {
+            idlest = group;
+            idlest_sgs = sgs;
+        }
+    }
+    if (!idlest)
+        return NULL;
+    if (!local)
+        return idlest;
+    if (local_sgs.group_type != idlest_sgs.group_type)
+        return local_sgs.group_type < idlest_sgs.group_type ? NULL : idlest;
+    return stay_local(sd, p, local, &local_sgs, idlest, &idlest_sgs) ? NULL : idlest;
+}
+
+/* Exit latency of the cpuidle state cpu is in (idle_get_state), -1 if none. */
+static int64_t idle_state_exit_ns(const struct world *w, int cpu)
+{
+    int state = w->idle.mode == IDLE_MODE_CPUIDLE ? w->idle.cpu[cpu].state : -1;
+    return state >= 0 ? w->idle.drv.states[state].exit_latency_ns : -1;
+}
+
+/* sched_balance_find_dst_group_cpu: the idle CPU in the shallowest state,
+ * ties to the most recently idled; none idle: the least loaded. */
+static int sched_balance_find_dst_group_cpu(const struct world *w, const struct sched_group *g,
+                                            const struct task *p, int this_cpu)
+{
+    int64_t min_exit = INT64_MAX;
+    /* Every CPU idle since the run began counts as idled at time 0 (on a
+     * real machine every CPU has run something since boot). */
+    sim_time_t latest_idle = -1;
+    double min_load = 1e300;
+    int least_loaded = this_cpu, shallowest = -1;
+    if (g->span->weight == 1)
+        return g->span->first;
+    for (int i = 0; i < g->span->weight; i++) {
+        int cpu = g->span->cpus[i];
+        if (!task_allowed_on(p, cpu))
+            continue;
+        if (sched_cpu_idle(w, cpu)) {
+            int64_t exit_ns = idle_state_exit_ns(w, cpu);
+            sim_time_t stamp = w->sched.cpu[cpu].idle_stamp_ns;
+            if (exit_ns >= 0 && exit_ns < min_exit) {
+                min_exit = exit_ns;
+                latest_idle = stamp;
+                shallowest = cpu;
+            } else if ((exit_ns < 0 || exit_ns == min_exit) && stamp > latest_idle) {
+                latest_idle = stamp;
+                shallowest = cpu;
+            }
+        } else if (shallowest == -1) {
+            double load = rq_avg_now(w, cpu).load_avg;
+            if (load < min_load) {
+                min_load = load;
+                least_loaded = cpu;
+            }
+        }
+    }
+    return shallowest != -1 ? shallowest : least_loaded;
+}
+
+/* Descend from sd: pick a group, a CPU in it, then go on in that CPU's
+ * highest sd_flag domain below the current span. */
+static int sched_balance_find_dst_cpu(const struct world *w, const struct sched_domain *sd,
+                                      const struct task *p, int cpu, int prev_cpu, unsigned sd_flag)
+{
+    const struct sched_topology *t = &w->sched.topo;
+    int new_cpu = cpu, n;
+    if (!span_allowed(sd->span, p))
+        return prev_cpu;
+    const struct sched_domain *base = sched_domains(t, cpu, &n);
+    while (sd) {
+        const struct sched_domain *child = sd > base ? sd - 1 : NULL;
+        if (!(sd->flags & sd_flag)) {
+            sd = child;
+            continue;
+        }
+        const struct sched_group *group = sched_balance_find_dst_group(w, sd, p, cpu);
+        if (!group) {
+            sd = child;
+            continue;
+        }
+        new_cpu = sched_balance_find_dst_group_cpu(w, group, p, cpu);
+        if (new_cpu == cpu) {
+            sd = child;
+            continue;
+        }
+        cpu = new_cpu;
+        int weight = sd->span->weight;
+        sd = NULL;
+        base = sched_domains(t, cpu, &n);
+        for (int l = 0; l < n && weight > base[l].span->weight; l++)
+            if (base[l].flags & sd_flag)
+                sd = &base[l];
+    }
+    return new_cpu;
+}
+
 /* ---- select_task_rq_fair ------------------------------------------------------ */
+
+void fair_post_init_util(struct world *w, struct task *p, int cpu)
+{
+    struct sched_avg rq = rq_avg_now(w, cpu);
+    double cap = ((double)capacity_of(w, cpu) - rq.util_avg) / 2;
+    p->avg.util_avg = 0;
+    if (cap <= 0)
+        return;
+    if (rq.util_avg > 0) {
+        double util = rq.util_avg * NICE_0_LOAD / (rq.load_avg + 1);
+        p->avg.util_avg = util < cap ? util : cap;
+    } else {
+        p->avg.util_avg = cap;
+    }
+}
 
 void fair_cpu_went_idle(struct world *w, int cpu)
 {
@@ -458,7 +760,7 @@ int select_task_rq_fair(struct world *w, struct task *p, int cpu, bool fork)
             break;
     }
     if (sd)
-        return new_cpu;   /* the fork/exec slow path is not modelled yet */
+        return sched_balance_find_dst_cpu(w, sd, p, cpu, prev_cpu, sd_flag);
     if (!fork)
         return select_idle_sibling(w, p, prev_cpu, new_cpu);
     return new_cpu;

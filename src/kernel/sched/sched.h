@@ -150,6 +150,10 @@ bool task_allowed_on(const struct task *t, int cpu);
  * the CPU of the running task that wakes it (a task continuing from its own
  * done() stays where it is), or the CPU a timer or device interrupt ran on. */
 void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_cpu);
+/* wake_up_new_task: t (task_init'ed, never run) was forked by a task running
+ * on parent_cpu; it gets work_ns of work (0: it starts and sleeps at once)
+ * and a CPU from the fork slow path. */
+void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu);
 /* End t's running segment now, as if its work were done (a halt-poll loop
  * that saw its event); t's done() runs at once. No-op if t is not running. */
 void sched_task_finish_now(struct world *w, struct task *t);
@@ -190,6 +194,8 @@ int select_task_rq_fair(struct world *w, struct task *t, int waker_cpu, bool for
  * the same for a task entering state s. Call after every change. */
 void rq_avg_sync(struct world *w, int cpu);
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s);
+/* post_init_entity_util_avg: a new task's util from cpu's spare capacity. */
+void fair_post_init_util(struct world *w, struct task *p, int cpu);
 /* cpu went idle after running a task: idle_stamp, has_idle_cores. */
 void fair_cpu_went_idle(struct world *w, int cpu);
 /* The SIS_UTIL scan budget of cpu's LLC, recomputed at most once per LLC
