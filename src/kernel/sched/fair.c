@@ -31,6 +31,7 @@
  * pmlab covers), uclamp, core scheduling, SCHED_IDLE tasks, the per-CPU
  * kthread stacking rule, SIS_PROP before v6.0 (the scan is then unlimited),
  * and the scan's own cost. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,7 +46,8 @@
 
 /* ---- PELT ----------------------------------------------------------------- */
 
-/* avg (util over running, load over runnable x nr) decayed to now. */
+/* avg (util over running, load over runnable x nr) decayed to now: the
+ * geometric average of pelt.c's pelt_decay, one decay factor for both. */
 static void avg_at(const struct sched_avg *a, sim_time_t now, bool running, int nr,
                    struct sched_avg *out)
 {
@@ -53,9 +55,9 @@ static void avg_at(const struct sched_avg *a, sim_time_t now, bool running, int 
     *out = *a;
     if (dt <= 0)
         return;
-    out->util_avg = pelt_decay(a->util_avg, dt, running, 1.0);
-    out->load_avg = nr > 0 ? nr * pelt_decay(a->load_avg / nr, dt, true, 1.0)
-                           : pelt_decay(a->load_avg, dt, false, 1.0);
+    double keep = exp2(-(double)dt / (double)PELT_HALFLIFE_NS), gain = PELT_SCALE * (1 - keep);
+    out->util_avg = a->util_avg * keep + (running ? gain : 0);
+    out->load_avg = a->load_avg * keep + nr * gain;
     out->last_update_ns = now;
 }
 
