@@ -263,6 +263,22 @@ int kvm_vm_config_check(const struct kvm_vm_config *c, const struct hw_machine *
 
 static void kvm_vcpu_task_done(struct world *w, struct task *t);
 static void kvm_vcpu_rq_grew(struct world *w, struct task *t);
+static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v, int waker_cpu);
+
+/* The CPU QEMU's main thread runs on when it creates a VM's threads: the
+ * boot CPU; where its launcher ran is not modelled. */
+#define KVM_QEMU_CPU 0
+
+/* The new vCPU thread ran its (empty) start and blocks in the halted guest;
+ * an interrupt posted meanwhile kicks it at once. */
+static void kvm_vcpu_started(struct world *w, struct task *t)
+{
+    struct kvm_vcpu *v = container_of(t, struct kvm_vcpu, task);
+    t->done = kvm_vcpu_task_done;
+    v->starting = false;
+    if (v->head)
+        kvm_vcpu_kick(w, v, kvm_vcpu_cpu(v));
+}
 static void kvm_poll_end(struct sim_event *ev, void *arg);
 
 int kvm_vm_config_check_io_affinity(const struct kvm_vm_config *c, const struct hw_machine *m,
@@ -320,9 +336,12 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             struct kvm_vcpu *v = &vm->vcpus[j];
             v->kvm = vm;
             v->vcpu_id = j;
-            task_init(&v->task, kvm_vcpu_task_done, j % w->machine->ncpus);
+            /* QEMU's main thread (on CPU 0) creates the vCPU thread; the
+             * kernel places it, or its pin does. */
+            task_init(&v->task, kvm_vcpu_started, KVM_QEMU_CPU);
             v->task.rq_grew = kvm_vcpu_rq_grew;
             task_set_affinity(&v->task, cfg[i].npin ? cfg[i].pin[j] : -1);
+            v->starting = true;
             sim_event_init(&v->poll_end_ev, kvm_poll_end);
             /* Born halted: the guest idles until its first interrupt. */
             v->state = KVM_VCPU_BLOCKED;
@@ -333,6 +352,7 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             v->msr_poll_control = KVM_POLL_CONTROL_ENABLE;
             if (cfg[i].guest_idle == KVM_GUEST_IDLE_HALTPOLL && cfg[i].poll_control)
                 v->msr_poll_control = 0;
+            task_fork(w, &v->task, 0, KVM_QEMU_CPU);
         }
     }
 }
@@ -561,7 +581,8 @@ void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *g
         sched_task_finish_now(w, &v->task);
         break;
     case KVM_VCPU_BLOCKED:
-        kvm_vcpu_kick(w, v, waker_cpu);
+        if (!v->starting)   /* a starting thread takes its work when it blocks */
+            kvm_vcpu_kick(w, v, waker_cpu);
         break;
     case KVM_VCPU_RUN:
     case KVM_VCPU_WAKING:

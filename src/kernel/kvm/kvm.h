@@ -166,6 +166,7 @@ struct kvm_vcpu {
     sim_time_t idle_start_ns;       /* guest idle period start (poll or halt) */
     sim_time_t poll_start_ns;       /* start of the current host halt poll */
     bool in_guest_idle;
+    bool starting;                  /* the thread was forked and has not run yet */
     struct kvm_guest_work *curr;    /* the work being run */
     bool halt_poll_allowed;         /* decided at the HLT */
     double pending_overhead_ns;     /* exit/entry costs charged to the next run */

@@ -590,24 +590,27 @@ static void topo_explain_cpu(const struct sched_topology *t, const struct kversi
         explain_add(x, "sched_domain:   cpu%d has no domain", cpu);
 }
 
-/* "0-7 1024, 8-15 600": CPUs grouped into runs of equal capacity. */
+/* "1024 on 0-7, 597 on 8-15": each capacity and the CPUs that have it. */
 static void topo_capacity_text(const struct sched_topology *t, char *buf, size_t size)
 {
+    bool *mask = xcalloc((size_t)t->ncpus, sizeof *mask);
     size_t used = 0;
     buf[0] = '\0';
-    for (int a = 0; a < t->ncpus && used < size;) {
-        int b = a;
-        while (b + 1 < t->ncpus && t->capacity[b + 1] == t->capacity[a])
-            b++;
-        int w = b > a ? snprintf(buf + used, size - used, "%s%d-%d %lu", used ? ", " : "", a, b,
-                                 t->capacity[a])
-                      : snprintf(buf + used, size - used, "%s%d %lu", used ? ", " : "", a,
-                                 t->capacity[a]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-        a = b + 1;
+    for (int a = 0; a < t->ncpus && used < size; a++) {
+        bool seen = false;
+        for (int b = 0; b < a; b++)
+            seen |= t->capacity[b] == t->capacity[a];
+        if (seen)
+            continue;
+        for (int cpu = 0; cpu < t->ncpus; cpu++)
+            mask[cpu] = t->capacity[cpu] == t->capacity[a];
+        char *cpus = cpulist_format(mask, t->ncpus);
+        int w = snprintf(buf + used, size - used, "%s%lu on %s", used ? ", " : "", t->capacity[a],
+                         cpus);
+        free(cpus);
+        used += w > 0 ? (size_t)w : 0;
     }
+    free(mask);
 }
 
 void sched_topology_explain(const struct hw_machine *m, const struct kparams *kp,
@@ -633,7 +636,7 @@ void sched_topology_explain(const struct hw_machine *m, const struct kparams *kp
     }
     char cap[256];
     topo_capacity_text(&t, cap, sizeof cap);
-    explain_add(x, "sched_domain: cpu_capacity (arch_scale_cpu_capacity) by cpu: %s%s", cap,
+    explain_add(x, "sched_domain: cpu_capacity (arch_scale_cpu_capacity): %s%s", cap,
                 t.asym_cpucapacity ? " (asymmetric: misfit and select_idle_capacity)" : "");
     explain_add(x, "sched_domain: LLC of cpu0: %d cpus; clusters %s", t.llc_size[0],
                 t.cluster_active ? "active (cluster-first wake-up scan)" : "inactive");
