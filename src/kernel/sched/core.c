@@ -261,6 +261,8 @@ static void sched_activate(struct world *w, struct task *t, int cpu)
 void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_cpu)
 {
     t->work_ns = work_ns;
+    if (t->prev_cpu < 0)
+        t->prev_cpu = waker_cpu;   /* never ran: as if it last ran where it is woken */
     /* The current task continuing from its own done(): it stays. */
     int cpu = t->prev_cpu >= 0 && w->sched.cpu[t->prev_cpu].curr == t
                   ? t->prev_cpu
