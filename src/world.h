@@ -37,8 +37,8 @@
 enum world_stream {
     WORLD_STREAM_ARRIVAL,     /* workload: arrival gaps */
     WORLD_STREAM_SERVICE,     /* workload: service demands, device and network latencies */
-    WORLD_STREAM_WAKE_CPU,    /* workload: the CPU a request's interrupt or a new thread
-                               * starts on (the placement hint the scheduler gets) */
+    WORLD_STREAM_IRQ,         /* workload: the CPU a request's device interrupt lands on
+                               * (RSS: the NIC's choice, not the scheduler's) */
     WORLD_STREAM_TIMERS,      /* system: housekeeping timers (sched/idle.c) */
     WORLD_STREAM_BACKGROUND,  /* workload: its background tasks' periods and phases */
     WORLD_NSTREAMS,
@@ -60,6 +60,9 @@ struct world {
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;
+    /* [machine->ncpus]: the CPUs a workload's threads may run on ([workload]
+     * affinity; wl_task_affinity applies it), NULL = every CPU. */
+    const bool *wl_affinity;
     uint64_t nevents;         /* events handled, for the events/s figure */
     void *wl_state;           /* the running workload's state */
 };

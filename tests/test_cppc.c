@@ -169,7 +169,7 @@ static void test_placement(void **state)
         struct fx *f = rpl_world(cases[i].kernel, NULL, cases[i].sysfs);
         struct probe p = { 0 };
         task_init(&p.t, probe_done, 12);
-        sched_wake_task(&f->w, &p.t, 50.0 * SIM_NS_PER_MS);
+        sched_wake_task(&f->w, &p.t, 50.0 * SIM_NS_PER_MS, p.t.prev_cpu);
         world_run_until(&f->w, SIM_NS_PER_S);
         assert_true(p.done_ns > 0);
         assert_int_equal(f->m->cpus[p.ran_on].type, cases[i].moves ? 0 : 1);
@@ -189,11 +189,12 @@ static void test_newidle_pull(void **state)
     for (int i = 0; i < 8; i++) {
         task_init(&ps[i].t, probe_done, i);
         /* cpu0/cpu1 (core 0) finish first, together. */
-        sched_wake_task(&f->w, &ps[i].t, (i < 2 ? 1.0 : 40.0) * SIM_NS_PER_MS);
+        sched_wake_task(&f->w, &ps[i].t, (i < 2 ? 1.0 : 40.0) * SIM_NS_PER_MS,
+                        ps[i].t.prev_cpu);
     }
     world_run_until(&f->w, 100 * SIM_NS_PER_US);
     task_init(&e.t, probe_done, 9);
-    sched_wake_task(&f->w, &e.t, 20.0 * SIM_NS_PER_MS);
+    sched_wake_task(&f->w, &e.t, 20.0 * SIM_NS_PER_MS, e.t.prev_cpu);
     world_run_until(&f->w, 200 * SIM_NS_PER_US);
     assert_int_equal(e.t.cpu, 9);
     assert_int_equal(f->w.sched.nr_asym_migrations, 0);

@@ -362,7 +362,7 @@ static sim_time_t run_probe(const char *cmdline, const char *sysfs, double *watt
     struct probe pr = { 0 };
     task_init(&pr.t, probe_done, 0);
     world_measure_reset(&f->w);
-    sched_wake_task(&f->w, &pr.t, 20.0 * SIM_NS_PER_MS);
+    sched_wake_task(&f->w, &pr.t, 20.0 * SIM_NS_PER_MS, pr.t.prev_cpu);
     world_run_until(&f->w, 200 * SIM_NS_PER_MS);
     struct rpt_metric_set s = { 0 };
     world_collect_metrics(&f->w, &s);

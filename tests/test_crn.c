@@ -20,7 +20,7 @@
 #define NREC 2000
 
 static const enum world_stream workload_streams[] = {
-    WORLD_STREAM_ARRIVAL, WORLD_STREAM_SERVICE, WORLD_STREAM_WAKE_CPU,
+    WORLD_STREAM_ARRIVAL, WORLD_STREAM_SERVICE, WORLD_STREAM_IRQ,
 };
 
 struct crn_run {

@@ -86,7 +86,7 @@ static sim_time_t run_one_task(struct fx *f)
     world_run_until(&f->w, SIM_NS_PER_MS);
     task_init(&p.t, probe_done, 0);
     sim_time_t start = f->w.q.now_ns;
-    sched_wake_task(&f->w, &p.t, 100000);
+    sched_wake_task(&f->w, &p.t, 100000, p.t.prev_cpu);
     world_run_until(&f->w, 5 * SIM_NS_PER_MS);
     return p.done_ns - start;
 }
@@ -148,7 +148,7 @@ static double exit_window_core_mj(bool wake)
     assert_string_equal(f->m->types[0].cstates[f->w.hw.thr[4].cstate].name, "C6");
     world_measure_reset(&f->w);
     if (wake)
-        sched_wake_task(&f->w, &p.t, 1000000);
+        sched_wake_task(&f->w, &p.t, 1000000, p.t.prev_cpu);
     world_run_until(&f->w, 100 * SIM_NS_PER_MS + 133 * SIM_NS_PER_US);
     double mj = fx_metric(f, "core_watts") * 133e-6 * 1e3;
     fx_free(f);

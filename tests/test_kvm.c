@@ -174,7 +174,7 @@ static void vm_tick(struct sim_event *ev, void *arg)
     struct vmfx *f = (struct vmfx *)((char *)ev - offsetof(struct vmfx, tick));
     f->gw.work_ns = 5000;
     f->gw.fn = vm_work_done;
-    kvm_vcpu_post(w, f->v, &f->gw);
+    kvm_vcpu_post(w, f->v, &f->gw, kvm_vcpu_cpu(f->v));
     sim_event_schedule(&w->q, &f->tick, w->q.now_ns + f->gap_ns);
 }
 
@@ -391,7 +391,7 @@ static void yield_work_done(struct world *w, struct kvm_guest_work *gw)
 static void yield_post(struct yieldfx *y, double work_ns)
 {
     y->gw = (struct kvm_guest_work){ .work_ns = work_ns, .fn = yield_work_done };
-    kvm_vcpu_post(&y->f->w, y->v, &y->gw);
+    kvm_vcpu_post(&y->f->w, y->v, &y->gw, kvm_vcpu_cpu(y->v));
 }
 
 /* skx-2s at base frequency (kernel 6.12: shrink 2, limit 1 ms), one vCPU
@@ -447,7 +447,7 @@ static void yield_case(int64_t window_ns, sim_time_t probe_ns, sim_time_t irq_ns
     yield_run_to(&y, KVM_VCPU_HALT_POLL);
     sim_time_t halt_ns = y.v->halt_start_ns, wake_ns = halt_ns + probe_ns;
     world_run_until(&y.f->w, wake_ns);
-    sched_wake_task(&y.f->w, &y.p.t, 10 * US);
+    sched_wake_task(&y.f->w, &y.p.t, 10 * US, y.p.t.prev_cpu);
     world_run_until(&y.f->w, wake_ns + 50 * US);
     /* The probe ran from its wakeup, not after the window. */
     assert_int_equal(y.p.ran_on, YIELD_CPU);
@@ -503,7 +503,7 @@ static void test_poll_not_started_behind_queued_task(void **state)
     struct yieldfx y;
     yield_setup(&y, KVM_GUEST_IDLE_HALT, YIELD_LIMIT_NS, 50 * US);
     yield_run_to(&y, KVM_VCPU_RUN);
-    sched_wake_task(&y.f->w, &y.p.t, 10 * US);
+    sched_wake_task(&y.f->w, &y.p.t, 10 * US, y.p.t.prev_cpu);
     yield_run_to(&y, KVM_VCPU_BLOCKED);
     world_run_until(&y.f->w, y.f->w.q.now_ns + 100 * US);
     sim_time_t halt_ns = y.v->halt_start_ns;
@@ -539,7 +539,7 @@ static void test_guest_poll_keeps_cpu(void **state)
     int64_t limit_ns = y.v->guest_poll_limit_ns;
     assert_int_equal(limit_ns, 50 * US);
     world_run_until(&y.f->w, wake_ns);
-    sched_wake_task(&y.f->w, &y.p.t, 10 * US);
+    sched_wake_task(&y.f->w, &y.p.t, 10 * US, y.p.t.prev_cpu);
     world_run_until(&y.f->w, poll_ns + 200 * US);
     assert_int_equal(y.p.done_ns, yield_probe_end(&y, poll_ns + limit_ns));
     fx_free(y.f);

@@ -67,6 +67,12 @@ static const struct bad_case bad_cases[] = {
     { "rapl-zero-pl1.ini", 39, "pl1_w = 0 is out of range [0.001, 10000]" },
     { "rapl-zero-tau.ini", 41, "tau_s = 0 is out of range [0.001, 1000]" },
     { "rapl-missing-tau.ini", 38, "[rapl]: missing required key 'tau_s'" },
+    { "l2-overlap.ini", 9, "l2_groups: CPU 2 is in two groups (an L2 is shared by one set of cores)" },
+    { "l2-missing.ini", 9, "l2_groups: CPUs 2-3 are in no group (every CPU has an L2: list a core "
+                           "with its own L2 as a group of its threads)" },
+    { "l2-split-core.ini", 9, "l2_groups: '0' has CPU 0 but not its SMT sibling 1 (threads of a "
+                              "core share its L2)" },
+    { "l2-bad-list.ini", 9, "l2_groups: '2-9': CPU 9 is out of range: the machine has CPUs 0-3" },
 };
 
 static void test_bad_inputs(void **state)
@@ -132,6 +138,27 @@ static void test_minimal_values(void **state)
     assert_true(hw_machine_calib(m, "smt_corun_factor") == 0.62);
     assert_int_equal(hw_cstate_index(t, "C6"), 1);
     assert_int_equal(hw_cstate_index(t, "C7"), -1);
+    hw_machine_free(m);
+}
+
+/* l2_groups: absent, each core's threads are one group (first CPU of the
+ * core); given, each CPU maps to the first CPU of its group. */
+static void test_l2_groups(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "minimal.ini");
+    static const int own[4] = { 0, 0, 2, 2 };
+    for (int cpu = 0; cpu < 4; cpu++)
+        assert_int_equal(m->l2_group[cpu], own[cpu]);
+    hw_machine_free(m);
+    m = load_ok(FIXTURES "l2-shared.ini");
+    for (int cpu = 0; cpu < 4; cpu++)
+        assert_int_equal(m->l2_group[cpu], 0);
+    hw_machine_free(m);
+    m = load_ok("machines/rpl-h.ini");   /* rpl0's modules: P-cores alone, E-cores in 4s */
+    static const int rpl[16] = { 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 8, 8, 12, 12, 12, 12 };
+    for (int cpu = 0; cpu < 16; cpu++)
+        assert_int_equal(m->l2_group[cpu], rpl[cpu]);
     hw_machine_free(m);
 }
 
@@ -315,6 +342,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_l2_groups),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_minimal_values),
         cmocka_unit_test(test_power_interpolation),

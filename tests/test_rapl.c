@@ -45,7 +45,7 @@ static void start_load(struct fx *f, struct task *tasks)
 {
     for (int i = 0; i < NTASKS; i++) {
         task_init(&tasks[i], spin_done, i);
-        sched_wake_task(&f->w, &tasks[i], 1000.0 * SIM_NS_PER_S);
+        sched_wake_task(&f->w, &tasks[i], 1000.0 * SIM_NS_PER_S, i);
     }
 }
 
@@ -67,7 +67,7 @@ static void test_pkg_energy_counters(void **state)
     struct fx *f = fx_new(NULL, NULL);
     struct probe pr = { 0 };
     task_init(&pr.t, probe_done, 0);
-    sched_wake_task(&f->w, &pr.t, 20.0 * SIM_NS_PER_MS);
+    sched_wake_task(&f->w, &pr.t, 20.0 * SIM_NS_PER_MS, pr.t.prev_cpu);
     world_run_until(&f->w, 50 * SIM_NS_PER_MS);
     assert_true(pr.done_ns > 0);
     double e0 = hw_pkg_energy_mw_ns(&f->w.hw, 0, f->w.q.now_ns);
@@ -152,7 +152,7 @@ static void test_recovers(void **state)
     struct task tasks[NTASKS];
     for (int i = 0; i < NTASKS; i++) {   /* ~0.5 s at the clamped frequencies */
         task_init(&tasks[i], spin_done, i);
-        sched_wake_task(&f->w, &tasks[i], 0.8 * SIM_NS_PER_S);
+        sched_wake_task(&f->w, &tasks[i], 0.8 * SIM_NS_PER_S, i);
     }
     world_run_until(&f->w, 400 * SIM_NS_PER_MS);
     const struct hw_rapl_pkg *pp = &f->w.cpufreq.rapl.pkg[0];

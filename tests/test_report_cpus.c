@@ -26,7 +26,7 @@ static void run_pinned_busy(struct fx *f, struct probe *p, int cpu)
 {
     task_init(&p->t, probe_done, cpu);
     task_set_affinity(&p->t, cpu);
-    sched_wake_task(&f->w, &p->t, 10 * SIM_NS_PER_MS);
+    sched_wake_task(&f->w, &p->t, 10 * SIM_NS_PER_MS, p->t.prev_cpu);
     world_run_until(&f->w, 100 * SIM_NS_PER_US);
     world_measure_reset(&f->w);
     world_run_until(&f->w, 1100 * SIM_NS_PER_US);

@@ -43,7 +43,7 @@ static void test_exit_latency_then_run(void **state)
     struct fx *f = fixture_new(false);
     struct probe p = { 0 };
     task_init(&p.t, probe_done, 3);
-    sched_wake_task(&f->w, &p.t, 10000);
+    sched_wake_task(&f->w, &p.t, 10000, p.t.prev_cpu);
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_int_equal(p.ran_on, 3);
     assert_int_equal(p.done_ns, C1_EXIT_NS + WAKE_KERNEL_NS + 10000);
@@ -64,9 +64,9 @@ static void test_smt_corun_retime(void **state)
     struct probe a = { 0 }, b = { 0 };
     task_init(&a.t, probe_done, 0);
     task_init(&b.t, probe_done, 56);
-    sched_wake_task(&f->w, &a.t, 10000);
+    sched_wake_task(&f->w, &a.t, 10000, a.t.prev_cpu);
     world_run_until(&f->w, 5000);
-    sched_wake_task(&f->w, &b.t, 10000);
+    sched_wake_task(&f->w, &b.t, 10000, b.t.prev_cpu);
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_int_equal(b.ran_on, 56);
     double a_start = C1_EXIT_NS + WAKE_KERNEL_NS;
@@ -88,8 +88,8 @@ static void test_placement_prefers_idle_core(void **state)
     struct probe a = { 0 }, b = { 0 };
     task_init(&a.t, probe_done, 0);
     task_init(&b.t, probe_done, 0);
-    sched_wake_task(&f->w, &a.t, 100000);
-    sched_wake_task(&f->w, &b.t, 100000);
+    sched_wake_task(&f->w, &a.t, 100000, a.t.prev_cpu);
+    sched_wake_task(&f->w, &b.t, 100000, b.t.prev_cpu);
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_int_equal(a.ran_on, 0);
     assert_int_not_equal(b.ran_on, 56);
@@ -112,9 +112,9 @@ static void test_pinned_task_waits_for_its_cpu(void **state)
     task_set_affinity(&b.t, 0);
     assert_true(task_allowed_on(&b.t, 0));
     assert_false(task_allowed_on(&b.t, 1));
-    sched_wake_task(&f->w, &a.t, 100000);
-    sched_wake_task(&f->w, &b.t, 100000);
-    sched_wake_task(&f->w, &c.t, 10000);   /* cpu1 idles again at 13.5 us */
+    sched_wake_task(&f->w, &a.t, 100000, a.t.prev_cpu);
+    sched_wake_task(&f->w, &b.t, 100000, b.t.prev_cpu);
+    sched_wake_task(&f->w, &c.t, 10000, c.t.prev_cpu);   /* cpu1 idles again at 13.5 us */
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_int_equal(c.ran_on, 1);
     assert_int_equal(c.done_ns, C1_EXIT_NS + WAKE_KERNEL_NS + 10000);
@@ -150,15 +150,15 @@ static void test_running_task_told_of_queued(void **state)
     task_init(&b.t, probe_done, 0);
     task_set_affinity(&b.t, 0);
     task_init(&c.t, probe_done, 1);
-    sched_wake_task(&f->w, &a.p.t, 100000);
+    sched_wake_task(&f->w, &a.p.t, 100000, a.p.t.prev_cpu);
     assert_true(sched_single_task_running(&f->w, 0, &a.p.t));
     assert_false(sched_single_task_running(&f->w, 0, &b.t));
     world_run_until(&f->w, 10000);     /* a runs on cpu0 from 3.5 us */
-    sched_wake_task(&f->w, &c.t, 50000); /* onto idle cpu1 */
+    sched_wake_task(&f->w, &c.t, 50000, c.t.prev_cpu); /* onto idle cpu1 */
     world_run_until(&f->w, 20000);
     assert_int_equal(a.told, 0);
     assert_true(sched_single_task_running(&f->w, 0, &a.p.t));
-    sched_wake_task(&f->w, &b.t, 10000);
+    sched_wake_task(&f->w, &b.t, 10000, b.t.prev_cpu);
     assert_int_equal(a.told, 1);
     assert_false(sched_single_task_running(&f->w, 0, &a.p.t));
     assert_true(sched_single_task_running(&f->w, 1, &c.t));
@@ -179,7 +179,7 @@ static void test_idle_poll(void **state)
     double k = hw_machine_calib(f->m, "smt_poll_factor");
     struct probe p = { 0 };
     task_init(&p.t, probe_done, 3);
-    sched_wake_task(&f->w, &p.t, 10000);
+    sched_wake_task(&f->w, &p.t, 10000, p.t.prev_cpu);
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_true(fabs((double)p.done_ns - (WAKE_SWITCH_NS + 10000 / k)) <= 1);
     fx_free(f);
@@ -221,7 +221,7 @@ static void chain_done(struct world *w, struct task *t)
     probe_done(w, t);
     assert_int_equal(w->sched.cpu[t->prev_cpu].curr, t);
     assert_false(sched_cpu_idle(w, t->prev_cpu));
-    sched_wake_task(w, &c->next->t, 10000);
+    sched_wake_task(w, &c->next->t, 10000, c->next->t.prev_cpu);
 }
 
 static void test_waker_is_current_in_done(void **state)
@@ -233,7 +233,7 @@ static void test_waker_is_current_in_done(void **state)
     task_init(&a.p.t, chain_done, 5);
     task_init(&b.t, probe_done, 5);
     a.next = &b;
-    sched_wake_task(&f->w, &a.p.t, 10000);
+    sched_wake_task(&f->w, &a.p.t, 10000, a.p.t.prev_cpu);
     uint64_t idle_wakeups = f->w.sched.nr_idle_wakeups;
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_int_equal(a.p.ran_on, 5);
@@ -257,7 +257,7 @@ static void repeater_done(struct world *w, struct task *t)
     struct repeater *r = (struct repeater *)t;
     probe_done(w, t);
     if (--r->left > 0)
-        sched_wake_task(w, t, 10000);
+        sched_wake_task(w, t, 10000, t->prev_cpu);
 }
 
 static void test_self_rewake_stays(void **state)
@@ -266,7 +266,7 @@ static void test_self_rewake_stays(void **state)
     struct fx *f = fixture_new(false);
     struct repeater r = { .left = 3 };
     task_init(&r.p.t, repeater_done, 7);
-    sched_wake_task(&f->w, &r.p.t, 10000);
+    sched_wake_task(&f->w, &r.p.t, 10000, r.p.t.prev_cpu);
     world_run_until(&f->w, SIM_NS_PER_MS);
     assert_int_equal(r.p.ran_on, 7);
     assert_int_equal(r.p.done_ns, C1_EXIT_NS + WAKE_KERNEL_NS + 3 * 10000);

@@ -117,7 +117,7 @@ static void ticker_fire(struct sim_event *ev, void *arg)
     struct ticker *k = (struct ticker *)((char *)ev - offsetof(struct ticker, ev));
     struct world *w = arg;
     if (k->p.t.cpu < 0)
-        sched_wake_task(w, &k->p.t, k->work_ns);
+        sched_wake_task(w, &k->p.t, k->work_ns, k->p.t.prev_cpu);
     if (w->q.now_ns + k->period_ns < k->stop_ns)
         sim_event_schedule(&w->q, &k->ev, w->q.now_ns + k->period_ns);
 }

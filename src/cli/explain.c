@@ -12,6 +12,7 @@
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/kvm/kvm.h"
 #include "kernel/sched/idle.h"
+#include "kernel/sched/topology.h"
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
 #include "scenario/scenario.h"
@@ -58,12 +59,25 @@ static void explain_itmt_section(const struct hw_machine *m, const struct kparam
     itmt_explain_free(&e);
 }
 
+static void explain_topology_section(const struct hw_machine *m, const struct kparams *kp,
+                                     struct explain *x)
+{
+    struct itmt it;
+    itmt_resolve(m, kp, &it);
+    struct sched_topology t;
+    sched_topology_build(m, kp, &it, &t);
+    explain_add_topology(x, &t, &kp->kernel);
+    sched_topology_destroy(&t);
+    itmt_destroy(&it);
+}
+
 /* The sections, in print order. */
 static const explain_section_fn explain_sections[] = {
     explain_idle_section,
     explain_cpufreq_section,
     explain_kvm_section,
     explain_itmt_section,
+    explain_topology_section,
 };
 
 static void explain_usage(void)
@@ -75,10 +89,11 @@ static void explain_usage(void)
            "mitigation, the tick, the cpuidle driver and governor, every idle state\n"
            "(latency, residency, entry method: IRQs on or off, IBRS off; the CPUs it is\n"
            "disabled on), the PM QoS limits, whether ACPI CPPC was probed and the ITMT\n"
-           "state and priorities; and the CPUs a [report] cpus key restricts the cpus.*\n"
-           "metrics to. Lines of a variant that differ from the first variant are marked\n"
-           "with '*'. Warnings the kernel would print for the variant (an unknown\n"
-           "parameter, ignored) come first.\n");
+           "state and priorities, the sched domain tree of one CPU of each kind as\n"
+           "/sys/kernel/debug/sched/domains shows it and the CPU capacities; and the CPUs\n"
+           "a [report] cpus key restricts the cpus.* metrics to. Lines of a variant that\n"
+           "differ from the first variant are marked with '*'. Warnings the kernel would\n"
+           "print for the variant (an unknown parameter, ignored) come first.\n");
 }
 
 void cli_explain_collect(const struct scenario *s, int v, struct explain *x)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/cpulist.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
@@ -157,6 +158,8 @@ static const struct key_desc machine_keys[] = {
     KEY(hw_machine, "threads_per_core", threads_per_core, KT_INT, 1, HW_MAX_SMT, true),
     KEY(hw_machine, "cpu_numbering", cpu_numbering, KT_NUMBERING, 0, 0, false),
     KEY(hw_machine, "pkg_active_power_mw", pkg_active_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
+    { "l2_groups", KT_STR, offsetof(struct hw_machine, l2_groups_text),
+      sizeof(((struct hw_machine *)0)->l2_groups_text), 0, 0, false, 0 },
 };
 
 static const struct key_desc core_type_keys[] = {
@@ -256,6 +259,7 @@ struct loader {
     int type;                      /* core type of an open [cstate] section */
     /* lines for the whole-file checks */
     int machine_line, machine_threads_line, calib_section_line;
+    int l2_groups_line;            /* the [machine] l2_groups key, 0 if absent */
     int firmware_line, cpc_line;   /* [firmware] header, its cpc_highest_perf key */
     int rapl_line;                 /* [rapl] header */
     int type_line[HW_MAX_CORE_TYPES];
@@ -503,8 +507,11 @@ static int close_section(struct loader *ld, struct diag *d)
             return diag_error(d, ld->path, ld->line, "%s: missing required key '%s'",
                               ld->label, sd->keys[i].name);
     int rc = 0;
-    if (sd->kind == SEC_MACHINE)
+    if (sd->kind == SEC_MACHINE) {
         ld->machine_threads_line = key_line(ld, "threads_per_core");
+        if (ld->m->l2_groups_text[0])
+            ld->l2_groups_line = key_line(ld, "l2_groups");
+    }
     else if (sd->kind == SEC_CORE_TYPE)
         rc = check_core_type(ld, ld->obj, d);
     else if (sd->kind == SEC_CSTATE)
@@ -864,6 +871,71 @@ static void build_topology(struct hw_machine *m)
     }
 }
 
+/* One group of l2_groups: the CPUs of text (a cpulist) into mask, none of
+ * them already in a group, whole cores of one package. */
+static int l2_group_parse(struct loader *ld, const char *text, bool *mask, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    int line = ld->l2_groups_line;
+    char msg[160];
+    if (cpulist_parse(text, m->ncpus, mask, msg, sizeof msg) != 0)
+        return diag_error(d, ld->path, line, "l2_groups: '%s': %s", text, msg);
+    int first = -1;
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        if (!mask[cpu])
+            continue;
+        if (first < 0)
+            first = cpu;
+        if (m->l2_group[cpu] >= 0)
+            return diag_error(d, ld->path, line,
+                              "l2_groups: CPU %d is in two groups (an L2 is shared by one set of "
+                              "cores)", cpu);
+        if (m->cpus[cpu].package != m->cpus[first].package)
+            return diag_error(d, ld->path, line,
+                              "l2_groups: '%s' spans packages %d and %d", text,
+                              m->cpus[first].package, m->cpus[cpu].package);
+        const struct hw_core *core = &m->cores[m->cpus[cpu].core];
+        for (int t = 0; t < core->nthreads; t++)
+            if (!mask[core->cpus[t]])
+                return diag_error(d, ld->path, line,
+                                  "l2_groups: '%s' has CPU %d but not its SMT sibling %d (threads "
+                                  "of a core share its L2)", text, cpu, core->cpus[t]);
+    }
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        if (mask[cpu])
+            m->l2_group[cpu] = first;
+    return 0;
+}
+
+/* l2_groups: every CPU in exactly one group; absent, each core its own. */
+static int check_l2_groups(struct loader *ld, struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    m->l2_group = xcalloc((size_t)m->ncpus, sizeof *m->l2_group);
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        m->l2_group[cpu] = m->l2_groups_text[0] ? -1 : m->cores[m->cpus[cpu].core].cpus[0];
+    if (!m->l2_groups_text[0])
+        return 0;
+    bool *mask = xcalloc((size_t)m->ncpus, sizeof *mask);
+    char buf[HW_L2_GROUPS_TEXT_MAX];
+    str_copy(buf, sizeof buf, m->l2_groups_text);
+    int rc = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, " \t", &save); tok && rc == 0;
+         tok = strtok_r(NULL, " \t", &save))
+        rc = l2_group_parse(ld, tok, mask, d);
+    for (int cpu = 0; cpu < m->ncpus && rc == 0; cpu++)
+        mask[cpu] = m->l2_group[cpu] < 0;
+    if (rc == 0 && cpulist_weight(mask, m->ncpus) > 0) {
+        char *missing = cpulist_format(mask, m->ncpus);
+        rc = diag_error(d, ld->path, ld->l2_groups_line,
+                        "l2_groups: CPUs %s are in no group (every CPU has an L2: list a core "
+                        "with its own L2 as a group of its threads)", missing);
+        free(missing);
+    }
+    free(mask);
+    return rc;
+}
+
 /* ---- public ------------------------------------------------------------------ */
 
 struct hw_machine *hw_machine_load(const char *path, struct diag *d)
@@ -880,7 +952,7 @@ struct hw_machine *hw_machine_load(const char *path, struct diag *d)
     if (close_section(&ld, d) != 0 || check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0)
         goto fail;
     build_topology(m);
-    if (check_firmware(&ld, d) != 0)
+    if (check_firmware(&ld, d) != 0 || check_l2_groups(&ld, d) != 0)
         goto fail;
     return m;
 fail:
@@ -892,6 +964,7 @@ void hw_machine_free(struct hw_machine *m)
 {
     if (!m)
         return;
+    free(m->l2_group);
     free(m->cpus);
     free(m->cores);
     free(m);

@@ -27,6 +27,7 @@
 #define HW_MAX_CALIB 32
 #define HW_MAX_SMT 2           /* threads per core: the SMT model (co-run, sibling state) is for 2 */
 #define HW_MAX_CPC 512         /* CPUs a [firmware] _CPC list may describe */
+#define HW_L2_GROUPS_TEXT_MAX 192 /* [machine] l2_groups: one line of the file */
 
 /* A core idle state the hardware offers (what MWAIT with this hint does). The
  * driver's table (latency/residency the kernel believes) is kernel data and
@@ -147,6 +148,11 @@ struct hw_machine {
     struct hw_cpu *cpus;           /* [ncpus], numbered as Linux enumerates them */
     struct hw_core *cores;         /* [ncores]: package-major, then type order */
     double pkg_active_power_mw;    /* uncore power of a package not in a package C-state */
+    /* [machine] l2_groups as written: the CPUs sharing each L2 (the
+     * kernel's cluster, cpu_clustergroup_mask on x86), cpulists separated by
+     * spaces; empty: every core has its own L2. */
+    char l2_groups_text[HW_L2_GROUPS_TEXT_MAX];
+    int *l2_group;                 /* [ncpus]: first CPU of the CPU's L2 group */
     struct hw_pkgstate pkgstates[HW_MAX_PKGSTATES]; /* shallowest first */
     int npkgstates;
     struct hw_firmware fw;         /* [firmware]: _OSC and _CPC */

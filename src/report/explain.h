@@ -25,9 +25,14 @@ struct idle_explain;
 struct cpufreq_explain;
 struct kvm_explain;
 struct itmt_explain;
+struct sched_topology;
+struct kversion;
 void explain_add_idle(struct explain *x, const struct idle_explain *e);
 void explain_add_cpufreq(struct explain *x, const struct cpufreq_explain *e);
 void explain_add_kvm(struct explain *x, const struct kvm_explain *e);
 void explain_add_itmt(struct explain *x, const struct itmt_explain *e);
+/* The sched domains of t (built for kernel k). */
+void explain_add_topology(struct explain *x, const struct sched_topology *t,
+                          const struct kversion *k);
 
 #endif

@@ -243,6 +243,25 @@ static int scn_load_machine(struct scn_parse *st, const struct scenario_load_opt
     return s->machine ? 0 : -1;
 }
 
+/* [workload] affinity = LIST: every thread of the workload restricted to
+ * these CPUs, as taskset -c LIST would start it. sched_setaffinity's answer
+ * to a set with no CPU of the machine is EINVAL, so that is the message. */
+static int scn_affinity(struct scn_parse *st, const struct raw_kv *kv, struct diag *d)
+{
+    struct scenario *s = st->s;
+    int ncpus = s->machine->ncpus;
+    char msg[160];
+    bool *mask = xcalloc((size_t)ncpus, sizeof *mask);
+    if (cpulist_parse(kv->value, ncpus, mask, msg, sizeof msg) != 0) {
+        free(mask);
+        return diag_error(d, st->path, kv->line, "affinity = %s: Invalid argument (%s)",
+                          kv->value, msg);
+    }
+    free(s->wl_affinity);
+    s->wl_affinity = mask;
+    return 0;
+}
+
 static int scn_workload(struct scn_parse *st, struct diag *d)
 {
     struct scenario *s = st->s;
@@ -265,6 +284,11 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
         const struct raw_kv *kv = &st->kv[i];
         if (kv->sec != SEC_WORKLOAD || strcmp(kv->key, "type") == 0)
             continue;
+        if (strcmp(kv->key, "affinity") == 0) {
+            if (scn_no_continuation(kv, st->path, d) != 0 || scn_affinity(st, kv, d) != 0)
+                return -1;
+            continue;
+        }
         if (scn_no_continuation(kv, st->path, d) != 0 ||
             wl_config_set(s->wl, s->wl_cfg, kv->key, kv->value, st->path, kv->line, d) != 0)
             return -1;
@@ -427,7 +451,10 @@ static int scn_vms(struct scn_parse *st, struct diag *d)
             continue;
         if (scn_no_continuation(kv, st->path, d) != 0)
             return -1;
-        if (kvm_vm_config_set(&s->vms[kv->sec - SEC_VM0], kv->key, kv->value, msg, sizeof msg) != 0)
+        struct kvm_vm_config *vm = &s->vms[kv->sec - SEC_VM0];
+        if (kvm_vm_config_set(vm, kv->key, kv->value, msg, sizeof msg) != 0 ||
+            (strcmp(kv->key, "iothread_affinity") == 0 &&
+             kvm_vm_config_check_io_affinity(vm, s->machine, msg, sizeof msg) != 0))
             return diag_error(d, st->path, kv->line, "%s", msg);
     }
     for (int i = 0; i < s->nvms; i++)
@@ -541,6 +568,7 @@ void scenario_free(struct scenario *s)
     free(s->variants);
     free(s->vms);
     free(s->report_cpus);
+    free(s->wl_affinity);
     free(s->description);
     free(s->wl_cfg);
     free(s->wl_cfg_quick);

@@ -6,22 +6,24 @@
  * matters to the power-management questions is where the threads run and
  * how fast those CPUs go, so each kernel is modelled as plain work:
  *
- *  - single phase: each kernel is a new thread with kernel_ms of work
- *    (ms on the reference core: core type 0 at base, alone). Its placement
- *    hint is a uniformly random CPU: fork placement has no preference for
- *    any core type (find_idlest_cpu compares load, not priority), and which
- *    CPU a benchmark thread is born on is out of the benchmark's hands. The
- *    scheduler then places it (an idle CPU near the hint) and, with ITMT,
- *    moves it (sched/balance.c). Between kernels the benchmark pauses
- *    gap_ms;
- *  - multi phase: each kernel is ncpus new threads (hint: one per CPU) that
- *    share ncpus x kernel_ms of work, cut in chunks_per_thread chunks per
- *    thread and taken from a common pool, so faster CPUs do more chunks, as
- *    in a work-queue benchmark. The kernel ends when the last chunk is done;
+ *  - a main thread (the benchmark process, started from WL_LAUNCH_CPU) forks
+ *    each kernel's threads from the CPU it runs on and joins them: the
+ *    kernel places every thread (the fork slow path, then wakeups and, with
+ *    ITMT, asym packing: sched/fair.c, balance.c); nothing here picks a CPU.
+ *    After a join the main thread sleeps gap_ms (a timer on its CPU), then
+ *    wakes and forks the next kernel;
+ *  - single phase: each kernel is one new thread with kernel_ms of work (ms
+ *    on the reference core: core type 0 at base, alone);
+ *  - multi phase: each kernel is ncpus new threads that share ncpus x
+ *    kernel_ms of work, cut in chunks_per_thread chunks per thread and taken
+ *    from a common pool, so faster CPUs do more chunks, as in a work-queue
+ *    benchmark. The kernel ends when the last chunk is done;
  *  - desktop background: bg_tasks periodic tasks (compositor, browser and
  *    session daemons), each running bg_run_us every bg_period_ms (+-10 %
- *    jitter, random phase). They occupy CPUs when a benchmark thread wakes,
- *    which moves it, and steal time from the multi phase.
+ *    jitter, random phase), forked at their first activation from
+ *    WL_LAUNCH_CPU. They occupy CPUs when a benchmark thread is placed, and
+ *    steal time from the multi phase.
+ * The scenario's [workload] affinity, if any, applies to every thread.
  *
  * Score of a kernel = work / wall time (speed relative to the reference);
  * a phase's score = its reference constant x the geometric mean over the
@@ -78,6 +80,7 @@ struct compute_thread {
 struct compute_bg {
     struct task task;
     struct sim_event timer;
+    bool started;                   /* forked at its first activation */
 };
 
 struct compute_run {
@@ -94,7 +97,9 @@ struct compute_run {
     int64_t chunks_left;
     double chunk_work_ns;
     struct compute_bg *bg;          /* [bg_tasks] */
-    struct sim_event next_ev;       /* next kernel, after the gap */
+    struct task main;               /* the benchmark's main thread */
+    bool main_forks;                /* its next run forks a kernel (else it sleeps the gap) */
+    struct sim_event next_ev;       /* end of the gap: the main thread's timer */
 };
 
 static const struct wl_param compute_params[] = {
@@ -127,21 +132,28 @@ static void compute_bg_timer(struct sim_event *ev, void *arg)
     struct world *w = arg;
     struct compute_run *run = w->wl_state;
     struct compute_bg *bg = container_of(ev, struct compute_bg, timer);
-    if (bg->task.cpu < 0)   /* still busy from the last period: skip this one */
-        sched_wake_task(w, &bg->task, run->cfg->bg_run_us * 1000.0);
+    double work_ns = run->cfg->bg_run_us * 1000.0;
+    if (!bg->started) {
+        bg->started = true;
+        task_fork(w, &bg->task, work_ns, WL_LAUNCH_CPU);
+    } else if (bg->task.cpu < 0) {   /* still busy from the last period: skip this one */
+        /* the task's timer fires on the CPU it armed it on */
+        sched_wake_task(w, &bg->task, work_ns, bg->task.prev_cpu);
+    }
     double jitter = 0.9 + 0.2 * sim_rng_uniform(&w->rng[WORLD_STREAM_BACKGROUND]);
     sim_event_schedule(&w->q, ev, w->q.now_ns + 1 +
                                   (sim_time_t)(run->cfg->bg_period_ms * SIM_NS_PER_MS * jitter));
 }
 
-static void compute_kernel_end(struct compute_run *run, double work_ns)
+/* The kernel's last thread ends on cpu: score it and wake the main thread
+ * joining it (the exiting thread's futex wake). */
+static void compute_kernel_end(struct compute_run *run, double work_ns, int cpu)
 {
     struct world *w = run->w;
     double speed = work_ns / (double)(w->q.now_ns - run->kernel_start_ns);
     run->log_speed[run->phase] += log(speed);
     run->kernel++;
-    sim_event_schedule(&w->q, &run->next_ev,
-                       w->q.now_ns + (sim_time_t)(run->cfg->gap_ms * SIM_NS_PER_MS));
+    sched_wake_task(w, &run->main, 0, cpu);
 }
 
 static void compute_single_done(struct world *w, struct task *t)
@@ -149,7 +161,7 @@ static void compute_single_done(struct world *w, struct task *t)
     struct compute_run *run = w->wl_state;
     if (w->machine->cpus[t->prev_cpu].type == 0)
         run->single_on_type0++;
-    compute_kernel_end(run, run->kernel_work_ns);
+    compute_kernel_end(run, run->kernel_work_ns, t->prev_cpu);
 }
 
 static void compute_multi_done(struct world *w, struct task *t)
@@ -157,31 +169,34 @@ static void compute_multi_done(struct world *w, struct task *t)
     struct compute_run *run = w->wl_state;
     if (run->chunks_left > 0) {
         run->chunks_left--;
-        sched_wake_task(w, t, run->chunk_work_ns);
+        sched_wake_task(w, t, run->chunk_work_ns, t->prev_cpu);
         return;
     }
     if (--run->running == 0)
-        compute_kernel_end(run, run->kernel_work_ns * run->nthr);
+        compute_kernel_end(run, run->kernel_work_ns * run->nthr, t->prev_cpu);
 }
 
-static void compute_start_multi(struct compute_run *run)
+/* Fork one kernel thread with work_ns from parent_cpu. */
+static void compute_fork(struct compute_run *run, struct compute_thread *thr, task_done_fn done,
+                         double work_ns, int parent_cpu)
 {
-    struct world *w = run->w;
-    run->chunks_left = run->nthr * run->cfg->chunks_per_thread;
-    run->chunk_work_ns = run->kernel_work_ns / (double)run->cfg->chunks_per_thread;
-    run->running = run->nthr;
-    for (int i = 0; i < run->nthr; i++) {
-        task_init(&run->thr[i].task, compute_multi_done, i);
-        run->chunks_left--;
-        sched_wake_task(w, &run->thr[i].task, run->chunk_work_ns);
+    task_init(&thr->task, done, parent_cpu);
+    wl_task_affinity(run->w, &thr->task);
+    task_fork(run->w, &thr->task, work_ns, parent_cpu);
+}
+
+/* The main thread ran on its CPU: after a join it sleeps the gap; after the
+ * gap it forks the next kernel, moving to the next phase after the last. */
+static void compute_main_done(struct world *w, struct task *t)
+{
+    struct compute_run *run = w->wl_state;
+    if (!run->main_forks) {
+        run->main_forks = true;
+        sim_event_schedule(&w->q, &run->next_ev,
+                           w->q.now_ns + (sim_time_t)(run->cfg->gap_ms * SIM_NS_PER_MS));
+        return;
     }
-}
-
-/* Start the next kernel, moving to the next phase after the last one. */
-static void compute_next(struct sim_event *ev, void *arg)
-{
-    struct world *w = arg;
-    struct compute_run *run = container_of(ev, struct compute_run, next_ev);
+    run->main_forks = false;
     if (run->kernel == run->cfg->kernels) {
         run->phase++;
         run->kernel = 0;
@@ -189,27 +204,44 @@ static void compute_next(struct sim_event *ev, void *arg)
     if (run->phase == COMPUTE_DONE)
         return;
     run->kernel_start_ns = w->q.now_ns;
-    if (run->phase == COMPUTE_MULTI) {
-        compute_start_multi(run);
+    int parent = t->prev_cpu;
+    if (run->phase == COMPUTE_SINGLE) {
+        compute_fork(run, &run->thr[0], compute_single_done, run->kernel_work_ns, parent);
         return;
     }
-    int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
-    task_init(&run->thr[0].task, compute_single_done, hint);
-    sched_wake_task(w, &run->thr[0].task, run->kernel_work_ns);
+    run->chunks_left = run->nthr * run->cfg->chunks_per_thread;
+    run->chunk_work_ns = run->kernel_work_ns / (double)run->cfg->chunks_per_thread;
+    run->running = run->nthr;
+    for (int i = 0; i < run->nthr; i++) {
+        run->chunks_left--;
+        compute_fork(run, &run->thr[i], compute_multi_done, run->chunk_work_ns, parent);
+    }
 }
 
-static void compute_start_bg(struct compute_run *run)
+/* The gap is over: the main thread's timer fires on its CPU and wakes it. */
+static void compute_next(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct compute_run *run = container_of(ev, struct compute_run, next_ev);
+    sched_wake_task(w, &run->main, 0, run->main.prev_cpu);
+}
+
+static void compute_start(struct compute_run *run)
 {
     struct world *w = run->w;
     for (int i = 0; i < run->cfg->bg_tasks; i++) {
         struct compute_bg *bg = &run->bg[i];
-        int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
-        task_init(&bg->task, compute_bg_done, hint);
+        task_init(&bg->task, compute_bg_done, WL_LAUNCH_CPU);
+        wl_task_affinity(w, &bg->task);
         sim_event_init(&bg->timer, compute_bg_timer);
         double phase = sim_rng_uniform(&w->rng[WORLD_STREAM_BACKGROUND]);
         sim_event_schedule(&w->q, &bg->timer,
                            (sim_time_t)(phase * run->cfg->bg_period_ms * SIM_NS_PER_MS));
     }
+    task_init(&run->main, compute_main_done, WL_LAUNCH_CPU);
+    wl_task_affinity(w, &run->main);
+    run->main_forks = true;
+    task_fork(w, &run->main, 0, WL_LAUNCH_CPU);
 }
 
 static void compute_collect(struct compute_run *run, struct rpt_metric_set *out)
@@ -236,8 +268,7 @@ static int compute_run_point(struct world *w, const void *cfgp, int load_point,
     w->wl_state = &run;
     sim_event_init(&run.next_ev, compute_next);
     world_measure_reset(w);
-    compute_start_bg(&run);
-    sim_event_schedule(&w->q, &run.next_ev, w->q.now_ns);
+    compute_start(&run);
     while (run.phase != COMPUTE_DONE && w->q.now_ns < COMPUTE_LIMIT_NS)
         world_run_until(w, w->q.now_ns + COMPUTE_STEP_NS);
     int rc = 0;

@@ -59,6 +59,9 @@ struct fio_io {
     struct sim_event dev_ev;
     struct kvm_vcpu *vcpu;
     bool reaping;             /* req is the completion half */
+    int irq_cpu;              /* where the drive's completion interrupt lands: the
+                               * submitting CPU (blk-mq's per-CPU queues and their
+                               * managed interrupt affinity) */
     bool issued;              /* a read of this slot is in flight */
     sim_time_t issue_ns;
 };
@@ -104,12 +107,13 @@ static const struct wl_param fio_params[] = {
 
 static void fio_guest_issue_done(struct world *w, struct kvm_guest_work *gw);
 
-/* Guest: issue (and, after the first, reap the previous read first). */
-static void fio_post_issue(struct world *w, struct fio_io *io, double work_us)
+/* Guest: issue (and, after the first, reap the previous read first); the
+ * interrupt comes from waker_cpu. */
+static void fio_post_issue(struct world *w, struct fio_io *io, double work_us, int waker_cpu)
 {
     io->gw.work_ns = work_us * 1000.0;
     io->gw.fn = fio_guest_issue_done;
-    kvm_vcpu_post(w, io->vcpu, &io->gw);
+    kvm_vcpu_post(w, io->vcpu, &io->gw, waker_cpu);
 }
 
 static void fio_host_done(struct world *w, struct kvm_io_req *r)
@@ -119,9 +123,11 @@ static void fio_host_done(struct world *w, struct kvm_io_req *r)
     const struct fio_config *cfg = run->cfg;
     if (io->reaping) {
         /* Completion injected: the guest reaps this read, then issues the next. */
-        fio_post_issue(w, io, cfg->guest_complete_us + cfg->guest_submit_us);
+        fio_post_issue(w, io, cfg->guest_complete_us + cfg->guest_submit_us,
+                       kvm_iothread_cpu(&run->iothread));
         return;
     }
+    io->irq_cpu = kvm_iothread_cpu(&run->iothread);
     double lat_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE],
                                               cfg->dev_lat_us * 1000.0, cfg->dev_lat_cv);
     lat_ns += (double)cfg->bs_kb * 1024.0 / (cfg->dev_bw_mbps * 1e6) * 1e9;
@@ -145,7 +151,7 @@ static void fio_guest_issue_done(struct world *w, struct kvm_guest_work *gw)
     io->reaping = false;
     io->req.work_ns = run->cfg->host_submit_us * 1000.0;
     io->req.fn = fio_host_done;
-    kvm_iothread_submit(w, &run->iothread, &io->req);
+    kvm_iothread_submit(w, &run->iothread, &io->req, kvm_vcpu_cpu(io->vcpu));
 }
 
 static void fio_dev_done(struct sim_event *ev, void *arg)
@@ -156,7 +162,7 @@ static void fio_dev_done(struct sim_event *ev, void *arg)
     io->reaping = true;
     io->req.work_ns = run->cfg->host_complete_us * 1000.0;
     io->req.fn = fio_host_done;
-    kvm_iothread_submit(w, &run->iothread, &io->req);
+    kvm_iothread_submit(w, &run->iothread, &io->req, io->irq_cpu);
 }
 
 static void fio_warmup_done(struct sim_event *ev, void *arg)
@@ -196,14 +202,15 @@ static int fio_run_point(struct world *w, const void *cfgp, int load_point,
     run.io = xcalloc((size_t)nio, sizeof *run.io);
     run.lat = xmalloc(sizeof *run.lat);
     sim_hist_init(run.lat);
-    kvm_iothread_init(&run.iothread, kvm_iothread_default_cpu(w));
+    /* QEMU's main thread, started from WL_LAUNCH_CPU, creates it */
+    kvm_iothread_start(w, &run.iothread, WL_LAUNCH_CPU);
     w->wl_state = &run;
     int nvcpus = w->kvm.vms[0].cfg.nvcpus;
     for (int i = 0; i < nio; i++) {
         struct fio_io *io = &run.io[i];
         io->vcpu = kvm_get_vcpu(w, 0, (int)(i / cfg->iodepth) % nvcpus);
         sim_event_init(&io->dev_ev, fio_dev_done);
-        fio_post_issue(w, io, cfg->guest_submit_us);
+        fio_post_issue(w, io, cfg->guest_submit_us, kvm_vcpu_cpu(io->vcpu));
     }
     sim_event_init(&run.warmup_ev, fio_warmup_done);
     sim_time_t warmup_ns = (sim_time_t)(cfg->warmup_ms * SIM_NS_PER_MS);

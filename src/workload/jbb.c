@@ -22,7 +22,10 @@
  *    to the pool's FIFO queue, which busy workers drain. Segment work is
  *    lognormal (mean `segment_us` of reference-core work, cv `segment_cv`), so
  *    a thread's speed -- frequency, core type, what its SMT sibling is doing
- *    -- sets the service time. This is the backend of SPECjbb in miniature:
+ *    -- sets the service time. The JVM's main thread (on WL_LAUNCH_CPU)
+ *    forks the workers and GC threads and the kernel places them; a request's
+ *    network interrupt lands on a CPU RSS picks (uniform) and wakes a worker
+ *    from there, a hand-off wakes the next from the finishing worker's CPU. This is the backend of SPECjbb in miniature:
  *    requests fan through thread pools (the real one uses fork/join pools and
  *    several tiers), and the controller's injectors are an arrival process.
  *    Injection is Poisson at rate IR.
@@ -286,6 +289,7 @@ struct jbb_run {
     struct jbb_worker *worker;      /* [nworkers] */
     int32_t *idle;                  /* stack of parked workers */
     int nworkers, nidle, nbusy;
+    int nstarted;                   /* threads that ran their start (jbb_start_threads) */
     double ir_jops;                 /* current injection rate, 0 = stopped */
     bool tagging;
     struct sim_event arrival_ev;
@@ -341,21 +345,22 @@ static int32_t jbb_queue_pop(struct jbb_run *run)
     return tx;
 }
 
-/* Start worker wk (asleep) on the next segment of transaction tx. */
-static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t tx)
+/* Start worker wk (asleep) on the next segment of transaction tx, woken
+ * from waker_cpu. */
+static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t tx, int waker_cpu)
 {
     wk->tx = tx;
     run->nbusy++;
-    sched_wake_task(run->w, &wk->task, jbb_segment_ns(run));
+    sched_wake_task(run->w, &wk->task, jbb_segment_ns(run), waker_cpu);
 }
 
 /* Give transaction tx's next segment to a parked worker, or queue it. While a
  * collection is pending or running, everything queues. */
-static void jbb_dispatch(struct jbb_run *run, int32_t tx)
+static void jbb_dispatch(struct jbb_run *run, int32_t tx, int waker_cpu)
 {
     if (run->gc.phase == JBB_GC_OFF && run->nidle > 0) {
         struct jbb_worker *wk = &run->worker[run->idle[--run->nidle]];
-        jbb_worker_start(run, wk, tx);
+        jbb_worker_start(run, wk, tx, waker_cpu);
         return;
     }
     jbb_queue_push(run, tx);
@@ -368,17 +373,17 @@ static void jbb_worker_park(struct jbb_run *run, struct jbb_worker *wk)
 }
 
 /* Wake parked workers for queued transactions (after a collection). */
-static void jbb_workers_resume(struct jbb_run *run)
+static void jbb_workers_resume(struct jbb_run *run, int waker_cpu)
 {
     while (run->nidle > 0 && run->q_len > 0) {
         struct jbb_worker *wk = &run->worker[run->idle[--run->nidle]];
-        jbb_worker_start(run, wk, jbb_queue_pop(run));
+        jbb_worker_start(run, wk, jbb_queue_pop(run), waker_cpu);
     }
 }
 
 /* ---- Garbage collection ---- */
 
-static void jbb_gc_begin(struct jbb_run *run);
+static void jbb_gc_begin(struct jbb_run *run, int waker_cpu);
 
 /* Transactions whose data is live now: in flight, or completed within
  * gc_live_ms (bucketed to gc_live_ms / JBB_LIVE_BUCKETS). */
@@ -424,10 +429,10 @@ static void jbb_gc_note_completion(struct jbb_run *run)
 }
 
 /* The safepoint is reached when no worker runs a segment. */
-static void jbb_gc_check_safepoint(struct jbb_run *run)
+static void jbb_gc_check_safepoint(struct jbb_run *run, int waker_cpu)
 {
     if (run->gc.phase == JBB_GC_SAFEPOINT && run->nbusy == 0)
-        jbb_gc_begin(run);
+        jbb_gc_begin(run, waker_cpu);
 }
 
 static void jbb_gc_thread_done(struct world *w, struct task *t)
@@ -436,7 +441,7 @@ static void jbb_gc_thread_done(struct world *w, struct task *t)
     struct jbb_gc *gc = &run->gc;
     if (gc->chunks_left > 0) {
         gc->chunks_left--;
-        sched_wake_task(w, t, gc->chunk_ns);
+        sched_wake_task(w, t, gc->chunk_ns, t->prev_cpu);
         return;
     }
     if (--gc->active > 0)
@@ -444,12 +449,12 @@ static void jbb_gc_thread_done(struct world *w, struct task *t)
     gc->phase = JBB_GC_OFF;
     gc->npauses++;
     gc->pause_ns += w->q.now_ns - gc->start_ns;
-    jbb_workers_resume(run);
+    jbb_workers_resume(run, t->prev_cpu);
 }
 
 /* Every worker is parked: size the collection by the live set and start the
  * GC threads, each taking chunks until the work is gone. */
-static void jbb_gc_begin(struct jbb_run *run)
+static void jbb_gc_begin(struct jbb_run *run, int waker_cpu)
 {
     struct jbb_gc *gc = &run->gc;
     const struct jbb_config *cfg = run->cfg;
@@ -458,14 +463,14 @@ static void jbb_gc_begin(struct jbb_run *run)
     int64_t chunks = (int64_t)ceil(work_ns / gc->chunk_ns);
     if (chunks < 1) {
         gc->phase = JBB_GC_OFF;
-        jbb_workers_resume(run);
+        jbb_workers_resume(run, waker_cpu);
         return;
     }
     gc->phase = JBB_GC_RUNNING;
     gc->active = chunks < gc->nthreads ? (int)chunks : gc->nthreads;
     gc->chunks_left = chunks - gc->active;
     for (int i = 0; i < gc->active; i++)
-        sched_wake_task(run->w, &gc->thr[i].task, gc->chunk_ns);
+        sched_wake_task(run->w, &gc->thr[i].task, gc->chunk_ns, waker_cpu);
 }
 
 /* ---- Transactions: completion, hand-off, injection ---- */
@@ -491,13 +496,13 @@ static void jbb_worker_done(struct world *w, struct task *task)
     if (++t->segs_done >= run->cfg->segments)
         jbb_tx_complete(run, t);
     else
-        jbb_dispatch(run, wk->tx);
+        jbb_dispatch(run, wk->tx, task->prev_cpu);
     if (run->gc.phase == JBB_GC_OFF && run->q_len > 0) {
-        jbb_worker_start(run, wk, jbb_queue_pop(run));
+        jbb_worker_start(run, wk, jbb_queue_pop(run), task->prev_cpu);
         return;
     }
     jbb_worker_park(run, wk);
-    jbb_gc_check_safepoint(run);
+    jbb_gc_check_safepoint(run, task->prev_cpu);
 }
 
 static void jbb_schedule_arrival(struct jbb_run *run)
@@ -517,7 +522,11 @@ static void jbb_arrival(struct sim_event *ev, void *arg)
     if (t) {
         t->inject_ns = w->q.now_ns;
         t->tagged = run->tagging;
-        jbb_dispatch(run, (int32_t)(t - run->tx));
+        /* The request arrives by network: its interrupt lands on a CPU
+         * RSS chose (uniform over CPUs), which wakes the worker. */
+        int irq_cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_IRQ],
+                                         (uint64_t)w->machine->ncpus);
+        jbb_dispatch(run, (int32_t)(t - run->tx), irq_cpu);
     }
     jbb_schedule_arrival(run);
 }
@@ -665,6 +674,44 @@ static void jbb_rt_curve(struct jbb_run *run, double hbir_jops)
 
 /* ---- Set-up, metrics, teardown ---- */
 
+/* A new JVM thread ran its (empty) start and parks: from now on it runs the
+ * pool's or the collector's work. */
+static void jbb_worker_started(struct world *w, struct task *t)
+{
+    struct jbb_run *run = w->wl_state;
+    t->done = jbb_worker_done;
+    run->nstarted++;
+}
+
+static void jbb_gc_thread_started(struct world *w, struct task *t)
+{
+    struct jbb_run *run = w->wl_state;
+    t->done = jbb_gc_thread_done;
+    run->nstarted++;
+}
+
+/* The JVM's main thread (started from WL_LAUNCH_CPU) creates the workers,
+ * then the GC threads; the kernel places each (the fork slow path) and each
+ * parks at once. The run starts once all have. */
+static void jbb_start_threads(struct jbb_run *run)
+{
+    struct world *w = run->w;
+    for (int i = 0; i < run->nworkers; i++) {
+        struct task *t = &run->worker[i].task;
+        task_init(t, jbb_worker_started, WL_LAUNCH_CPU);
+        wl_task_affinity(w, t);
+        task_fork(w, t, 0, WL_LAUNCH_CPU);
+    }
+    for (int i = 0; i < run->gc.nthreads; i++) {
+        struct task *t = &run->gc.thr[i].task;
+        task_init(t, jbb_gc_thread_started, WL_LAUNCH_CPU);
+        wl_task_affinity(w, t);
+        task_fork(w, t, 0, WL_LAUNCH_CPU);
+    }
+    while (run->nstarted < run->nworkers + run->gc.nthreads)
+        world_run_until(w, w->q.now_ns + SIM_NS_PER_MS);
+}
+
 /* HotSpot's default ParallelGCThreads for n CPUs. */
 static int jbb_default_gc_threads(int ncpus)
 {
@@ -687,16 +734,12 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
     run->nworkers = cfg->workers > 0 ? (int)cfg->workers : ncpus;
     run->worker = xcalloc((size_t)run->nworkers, sizeof *run->worker);
     run->idle = xcalloc((size_t)run->nworkers, sizeof *run->idle);
-    /* Parked in reverse so that worker 0 (on CPU 0) is woken first. */
-    for (int i = run->nworkers - 1; i >= 0; i--) {
-        task_init(&run->worker[i].task, jbb_worker_done, i % ncpus);
+    /* Parked in reverse so that worker 0 is woken first. */
+    for (int i = run->nworkers - 1; i >= 0; i--)
         jbb_worker_park(run, &run->worker[i]);
-    }
     struct jbb_gc *gc = &run->gc;
     gc->nthreads = cfg->gc_threads > 0 ? (int)cfg->gc_threads : jbb_default_gc_threads(ncpus);
     gc->thr = xcalloc((size_t)gc->nthreads, sizeof *gc->thr);
-    for (int i = 0; i < gc->nthreads; i++)
-        task_init(&gc->thr[i].task, jbb_gc_thread_done, i % ncpus);
     gc->every_tx = llround(cfg->gc_every_tx_per_cpu * ncpus);
     gc->fixed_ns = cfg->gc_fixed_us_per_cpu * 1000.0 * ncpus;
     gc->chunk_ns = cfg->gc_chunk_us * 1000.0;
@@ -707,6 +750,7 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
     sim_hist_init(run->win.rt);
     sim_event_init(&run->arrival_ev, jbb_arrival);
     w->wl_state = run;
+    jbb_start_threads(run);
 }
 
 static void jbb_teardown(struct jbb_run *run)

@@ -2,9 +2,9 @@
  * exercises the whole path (arrivals, wakeups, placement, idle exits, SMT
  * co-running, power) end to end.
  *
- * Requests arrive as a Poisson process. Each is handled by a task that becomes
- * runnable on the CPU its interrupt landed on (uniform over CPUs, as RSS
- * spreads flows), is placed by the scheduler's wakeup rule, runs a lognormal
+ * Requests arrive as a Poisson process. Each is handled by a new thread
+ * forked on the CPU its interrupt landed on (uniform over CPUs, as RSS
+ * spreads flows) and placed by the kernel's fork rule; it runs a lognormal
  * service time and completes. Response time = completion - arrival. The
  * offered load is given as a share of the machine's physical cores: arrival
  * rate = load x cores / mean service time, so SMT's extra throughput is
@@ -117,10 +117,14 @@ static void rr_arrival(struct sim_event *ev, void *arg)
     run->free_list = req->next_free;
     run->inflight++;
     req->arrival_ns = w->q.now_ns;
+    /* The request's interrupt lands on a CPU RSS chose (uniform over CPUs,
+     * the NIC's choice, not the scheduler's); a new thread is forked there
+     * to serve it, and the kernel places it. */
     run->arrived += req->arrival_ns >= run->measure_start_ns;
-    int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
-    task_init(&req->task, rr_request_done, cpu);
-    sched_wake_task(w, &req->task, rr_service_ns(run));
+    int irq_cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_IRQ], (uint64_t)w->machine->ncpus);
+    task_init(&req->task, rr_request_done, irq_cpu);
+    wl_task_affinity(w, &req->task);
+    task_fork(w, &req->task, rr_service_ns(run), irq_cpu);
     double gap = sim_rng_exp(&w->rng[WORLD_STREAM_ARRIVAL], run->mean_gap_ns);
     sim_event_schedule(&w->q, &run->arrival_ev, w->q.now_ns + 1 + (sim_time_t)gap);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/strutil.h"
+#include "world.h"
 
 extern const struct wl_ops wl_rr_ops;
 extern const struct wl_ops wl_jbb_ops;
@@ -22,6 +23,12 @@ const struct wl_ops *const wl_registry[] = {
     &wl_compute_ops,
     NULL,
 };
+
+void wl_task_affinity(const struct world *w, struct task *t)
+{
+    if (w->wl_affinity)
+        task_set_cpus_allowed(t, w->wl_affinity, w->machine->ncpus);
+}
 
 const struct wl_ops *wl_find(const char *name)
 {

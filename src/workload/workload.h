@@ -69,6 +69,14 @@ struct wl_ops {
 void wl_put_steady_state(struct rpt_metric_set *out, sim_time_t transient_end_ns,
                          sim_time_t warmup_ns);
 
+struct task;
+/* Restrict t to the scenario's [workload] affinity, if any (before it is
+ * forked or woken). The only way a workload places a thread by hand. */
+void wl_task_affinity(const struct world *w, struct task *t);
+/* The CPU a workload process is started from (its first thread's parent):
+ * the boot CPU, 0. Where a shell or launcher ran is not modelled. */
+#define WL_LAUNCH_CPU 0
+
 /* Registered workloads, NULL-terminated. */
 extern const struct wl_ops *const wl_registry[];
 const struct wl_ops *wl_find(const char *name);

@@ -225,6 +225,12 @@ void intel_pstate_itmt_init(const struct hw_machine *m, const struct kparams *kp
 /* HWP_CAPABILITIES highest performance of cpu (max_mhz / 100 when the
  * machine file gives none). */
 uint32_t intel_pstate_hwp_highest_perf(const struct hw_machine *m, int cpu);
+/* hybrid_init_cpu_capacity_scaling (v6.12): on a hybrid part without SMT
+ * with intel_pstate and HWP, set capacity[cpu] to SCHED_CAPACITY_SCALE x its
+ * HWP highest performance / the highest of all, and return true (ITMT is then
+ * not used); otherwise leave capacity alone and return false. */
+bool intel_pstate_hybrid_capacity(const struct hw_machine *m, const struct kparams *kp,
+                                  unsigned long *capacity);
 /* HWP request of p from its policy and limits, then re-evaluate the core. */
 void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p);
 /* HWP: the hardware samples core at now (a transition or its timer). */

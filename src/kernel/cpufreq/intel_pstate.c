@@ -35,17 +35,21 @@
  * hwp_only, the global max_perf_pct/min_perf_pct, no_turbo, and the
  * adjust_perf fast path of schedutil. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/acpi/cppc.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/sched.h"
 #include "kernel/x86/itmt.h"
+#include "util/xalloc.h"
 #include "world.h"
 #include "util/container.h"
 
 
 #define INTEL_PSTATE_ITMT_HWP_SINCE "6.10"              /* a1ff59784b27 */
+#define INTEL_PSTATE_HYBRID_CAPACITY_SINCE "6.12"       /* 929ebc93ccaa (FACTS-2 H3) */
 #define INTEL_PSTATE_SAMPLING_NS (10 * SIM_NS_PER_MS)      /* [F4]: at most every 10 ms */
 #define INTEL_CPUFREQ_LATENCY_NS (20 * SIM_NS_PER_US)      /* INTEL_CPUFREQ_TRANSITION_LATENCY */
 #define INTEL_CPUFREQ_DELAY_HWP_NS (5000 * SIM_NS_PER_US)  /* [F5] transition_delay_us, HWP */
@@ -205,9 +209,38 @@ static int intel_pstate_set_itmt_prio(const struct hw_machine *m, const struct k
     return (int)intel_pstate_hwp_highest_perf(m, cpu);
 }
 
+/* FACTS-2.md section 4 [H3]: capacity-aware scheduling instead of ITMT on
+ * hybrids, except with SMT, "because the capacity of SMT threads is not
+ * deterministic even approximately" (sched_smt_active(); intel_pstate=no_cas
+ * is not modelled). */
+bool intel_pstate_hybrid_capacity(const struct hw_machine *m, const struct kparams *kp,
+                                  unsigned long *capacity)
+{
+    bool hwp;
+    const struct cpufreq_driver *drv = intel_pstate_probe(m, kp, &hwp);
+    if (!drv || !hwp || strcmp(drv->name, "acpi-cpufreq") == 0 || m->ntypes < 2 ||
+        m->threads_per_core > 1 || !kversion_at_least(&kp->kernel, INTEL_PSTATE_HYBRID_CAPACITY_SINCE))
+        return false;
+    uint32_t max_perf = 0;
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        if (intel_pstate_hwp_highest_perf(m, cpu) > max_perf)
+            max_perf = intel_pstate_hwp_highest_perf(m, cpu);
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        capacity[cpu] = (unsigned long)intel_pstate_hwp_highest_perf(m, cpu) * 1024 / max_perf;
+    return true;
+}
+
 void intel_pstate_itmt_init(const struct hw_machine *m, const struct kparams *kp, bool hwp,
                             struct itmt *it)
 {
+    unsigned long *cap = xcalloc((size_t)m->ncpus, sizeof *cap);
+    bool cas = intel_pstate_hybrid_capacity(m, kp, cap);
+    free(cap);
+    if (cas) {
+        snprintf(it->why, sizeof it->why, "intel_pstate: hybrid without SMT, CPU capacities "
+                 "scaled instead (v6.12, 929ebc93ccaa)");
+        return;
+    }
     int min_perf = -1, max_perf = -1;
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
         int perf = intel_pstate_set_itmt_prio(m, kp, hwp, cpu);

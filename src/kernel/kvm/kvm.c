@@ -18,6 +18,7 @@
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "util/strutil.h"
+#include "util/cpulist.h"
 #include "util/xalloc.h"
 #include "world.h"
 #include "util/container.h"
@@ -184,6 +185,14 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
         c->nvcpus = (int)v;
         return 0;
     }
+    if (strcmp(key, "iothread_affinity") == 0) {
+        char why[160];
+        if (cpulist_parse(value, KVM_MAX_HOST_CPUS, c->io_affinity, why, sizeof why) != 0)
+            return snprintf(msg, msgsize, "iothread_affinity = %s: Invalid argument (%s)", value,
+                            why), -1;
+        c->has_io_affinity = true;
+        return 0;
+    }
     if (strcmp(key, "pin") == 0)
         return kvm_parse_cpu_list(c, value, msg, msgsize);
     if (strcmp(key, "overcommit") == 0)
@@ -217,8 +226,8 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
     if (strcmp(key, "block_wake_us") == 0)
         return kvm_cfg_us(key, value, &c->block_wake_us, msg, msgsize);
     snprintf(msg, msgsize,
-             "unknown key '%s' in [vm] (vcpus, pin, overcommit, guest_cpuidle, poll_control, "
-             "halt_poll_ns, guest_halt_poll_ns, guest_halt_poll_grow, guest_halt_poll_shrink, "
+             "unknown key '%s' in [vm] (vcpus, pin, iothread_affinity, overcommit, guest_cpuidle, "
+             "poll_control, halt_poll_ns, guest_halt_poll_ns, guest_halt_poll_grow, guest_halt_poll_shrink, "
              "guest_halt_poll_grow_start, guest_halt_poll_allow_shrink, vmexit_us, block_wake_us)",
              key);
     return -1;
@@ -254,7 +263,35 @@ int kvm_vm_config_check(const struct kvm_vm_config *c, const struct hw_machine *
 
 static void kvm_vcpu_task_done(struct world *w, struct task *t);
 static void kvm_vcpu_rq_grew(struct world *w, struct task *t);
+static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v, int waker_cpu);
+
+/* The CPU QEMU's main thread runs on when it creates a VM's threads: the
+ * boot CPU; where its launcher ran is not modelled. */
+#define KVM_QEMU_CPU 0
+
+/* The new vCPU thread ran its (empty) start and blocks in the halted guest;
+ * an interrupt posted meanwhile kicks it at once. */
+static void kvm_vcpu_started(struct world *w, struct task *t)
+{
+    struct kvm_vcpu *v = container_of(t, struct kvm_vcpu, task);
+    t->done = kvm_vcpu_task_done;
+    v->starting = false;
+    if (v->head)
+        kvm_vcpu_kick(w, v, kvm_vcpu_cpu(v));
+}
 static void kvm_poll_end(struct sim_event *ev, void *arg);
+
+int kvm_vm_config_check_io_affinity(const struct kvm_vm_config *c, const struct hw_machine *m,
+                                    char *msg, size_t msgsize)
+{
+    if (!c->has_io_affinity)
+        return 0;
+    for (int cpu = m->ncpus; cpu < KVM_MAX_HOST_CPUS; cpu++)
+        if (c->io_affinity[cpu])
+            return snprintf(msg, msgsize, "iothread_affinity: Invalid argument (CPU %d does not "
+                            "exist on %s: CPUs 0-%d)", cpu, m->name, m->ncpus - 1), -1;
+    return 0;
+}
 
 void kvm_init(struct world *w)
 {
@@ -271,6 +308,7 @@ void kvm_destroy(struct world *w)
         free(w->kvm.vms[i].vcpus);
     free(w->kvm.vms);
     free(w->kvm.halt_poll_ns_on_cpu);
+    free(w->kvm.iothread_mask);
     memset(&w->kvm, 0, sizeof w->kvm);
 }
 
@@ -280,6 +318,11 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
     k->vms = xcalloc((size_t)(n > 0 ? n : 1), sizeof *k->vms);
     k->nvms = n;
     k->halt_poll_ns_on_cpu = xcalloc((size_t)w->machine->ncpus, sizeof *k->halt_poll_ns_on_cpu);
+    if (n > 0 && cfg[0].has_io_affinity) {
+        k->iothread_mask = xcalloc((size_t)w->machine->ncpus, sizeof *k->iothread_mask);
+        for (int cpu = 0; cpu < w->machine->ncpus; cpu++)
+            k->iothread_mask[cpu] = cfg[0].io_affinity[cpu];
+    }
     for (int i = 0; i < n; i++) {
         struct kvm *vm = &k->vms[i];
         vm->cfg = cfg[i];
@@ -293,9 +336,12 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             struct kvm_vcpu *v = &vm->vcpus[j];
             v->kvm = vm;
             v->vcpu_id = j;
-            task_init(&v->task, kvm_vcpu_task_done, j % w->machine->ncpus);
+            /* QEMU's main thread (on CPU 0) creates the vCPU thread; the
+             * kernel places it, or its pin does. */
+            task_init(&v->task, kvm_vcpu_started, KVM_QEMU_CPU);
             v->task.rq_grew = kvm_vcpu_rq_grew;
             task_set_affinity(&v->task, cfg[i].npin ? cfg[i].pin[j] : -1);
+            v->starting = true;
             sim_event_init(&v->poll_end_ev, kvm_poll_end);
             /* Born halted: the guest idles until its first interrupt. */
             v->state = KVM_VCPU_BLOCKED;
@@ -306,6 +352,7 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             v->msr_poll_control = KVM_POLL_CONTROL_ENABLE;
             if (cfg[i].guest_idle == KVM_GUEST_IDLE_HALTPOLL && cfg[i].poll_control)
                 v->msr_poll_control = 0;
+            task_fork(w, &v->task, 0, KVM_QEMU_CPU);
         }
     }
 }
@@ -317,8 +364,7 @@ struct kvm_vcpu *kvm_get_vcpu(struct world *w, int vm, int i)
     return &w->kvm.vms[vm].vcpus[i];
 }
 
-/* The CPU the thread runs or last ran on (vcpu->cpu). */
-static int kvm_vcpu_cpu(const struct kvm_vcpu *v)
+int kvm_vcpu_cpu(const struct kvm_vcpu *v)
 {
     return v->task.cpu >= 0 ? v->task.cpu : v->task.prev_cpu;
 }
@@ -331,7 +377,7 @@ static void kvm_vcpu_start_poll(struct world *w, struct kvm_vcpu *v, sim_time_t 
     int cpu = kvm_vcpu_cpu(v);   /* a pinned vCPU's last CPU is its pin */
     v->task.polling = true;
     sim_event_schedule(&w->q, &v->poll_end_ev, w->q.now_ns + window_ns);
-    sched_wake_task(w, &v->task, (double)window_ns * hw_thread_speed(&w->hw, cpu));
+    sched_wake_task(w, &v->task, (double)window_ns * hw_thread_speed(&w->hw, cpu), cpu);
 }
 
 static void kvm_poll_end(struct sim_event *ev, void *arg)
@@ -444,7 +490,7 @@ static void kvm_vcpu_run_next(struct world *w, struct kvm_vcpu *v)
     v->task.polling = false;
     double work_ns = gw->work_ns + v->pending_overhead_ns;
     v->pending_overhead_ns = 0;
-    sched_wake_task(w, &v->task, work_ns);
+    sched_wake_task(w, &v->task, work_ns, kvm_vcpu_cpu(v)); /* from its own done() */
 }
 
 /* The halt poll that ends now, inside the measurement window: to the vCPU's
@@ -511,15 +557,15 @@ static void kvm_vcpu_rq_grew(struct world *w, struct task *t)
 
 /* kvm_vcpu_kick of a blocked vCPU: wake its thread; the wakeup path (schedule
  * in, vcpu_load) runs before the guest does. */
-static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v)
+static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v, int waker_cpu)
 {
     v->state = KVM_VCPU_WAKING;
     v->halt_wakeups++;
     v->task.polling = false;
-    sched_wake_task(w, &v->task, v->kvm->cfg.block_wake_us * 1000.0);
+    sched_wake_task(w, &v->task, v->kvm->cfg.block_wake_us * 1000.0, waker_cpu);
 }
 
-void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw)
+void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw, int waker_cpu)
 {
     gw->next = NULL;
     if (v->tail)
@@ -535,7 +581,8 @@ void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *g
         sched_task_finish_now(w, &v->task);
         break;
     case KVM_VCPU_BLOCKED:
-        kvm_vcpu_kick(w, v);
+        if (!v->starting)   /* a starting thread takes its work when it blocks */
+            kvm_vcpu_kick(w, v, waker_cpu);
         break;
     case KVM_VCPU_RUN:
     case KVM_VCPU_WAKING:
@@ -615,28 +662,35 @@ void kvm_collect_metrics(struct world *w, struct rpt_metric_set *out)
 /* ---- host I/O thread ---- */
 
 static void kvm_iothread_done(struct world *w, struct task *t);
+static void kvm_iothread_next(struct world *w, struct kvm_iothread *io, int waker_cpu);
+int kvm_iothread_cpu(const struct kvm_iothread *io);
 
-int kvm_iothread_default_cpu(const struct world *w)
+/* The thread ran its (empty) start: take what was submitted meanwhile. */
+static void kvm_iothread_started(struct world *w, struct task *t)
 {
-    const struct hw_machine *m = w->machine;
-    for (int cpu = 0; cpu < m->ncpus; cpu++) {
-        bool used = false;
-        for (int i = 0; i < w->kvm.nvms && !used; i++)
-            for (int j = 0; j < w->kvm.vms[i].cfg.npin; j++)
-                used |= m->cpus[w->kvm.vms[i].cfg.pin[j]].core == m->cpus[cpu].core;
-        if (!used)
-            return cpu;
-    }
-    return 0;
+    struct kvm_iothread *io = container_of(t, struct kvm_iothread, task);
+    t->done = kvm_iothread_done;
+    io->starting = false;
+    if (io->head)
+        kvm_iothread_next(w, io, kvm_iothread_cpu(io));
 }
 
-void kvm_iothread_init(struct kvm_iothread *io, int cpu)
+void kvm_iothread_start(struct world *w, struct kvm_iothread *io, int parent_cpu)
 {
     memset(io, 0, sizeof *io);
-    task_init(&io->task, kvm_iothread_done, cpu);
+    task_init(&io->task, kvm_iothread_started, parent_cpu);
+    if (w->kvm.iothread_mask)
+        task_set_cpus_allowed(&io->task, w->kvm.iothread_mask, w->machine->ncpus);
+    io->starting = true;
+    task_fork(w, &io->task, 0, parent_cpu);
 }
 
-static void kvm_iothread_next(struct world *w, struct kvm_iothread *io)
+int kvm_iothread_cpu(const struct kvm_iothread *io)
+{
+    return io->task.cpu >= 0 ? io->task.cpu : io->task.prev_cpu;
+}
+
+static void kvm_iothread_next(struct world *w, struct kvm_iothread *io, int waker_cpu)
 {
     struct kvm_io_req *r = io->head;
     if (!r)
@@ -646,7 +700,7 @@ static void kvm_iothread_next(struct world *w, struct kvm_iothread *io)
         io->tail = NULL;
     r->next = NULL;
     io->curr = r;
-    sched_wake_task(w, &io->task, r->work_ns);
+    sched_wake_task(w, &io->task, r->work_ns, waker_cpu);
 }
 
 static void kvm_iothread_done(struct world *w, struct task *t)
@@ -655,10 +709,11 @@ static void kvm_iothread_done(struct world *w, struct task *t)
     struct kvm_io_req *r = io->curr;
     r->fn(w, r); /* may submit more: it queues while curr is set */
     io->curr = NULL;
-    kvm_iothread_next(w, io);
+    kvm_iothread_next(w, io, kvm_iothread_cpu(io));
 }
 
-void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r)
+void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r,
+                         int waker_cpu)
 {
     r->next = NULL;
     if (io->tail)
@@ -666,6 +721,6 @@ void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io
     else
         io->head = r;
     io->tail = r;
-    if (!io->curr)
-        kvm_iothread_next(w, io);
+    if (!io->curr && !io->starting)
+        kvm_iothread_next(w, io, waker_cpu);
 }

@@ -51,6 +51,7 @@ struct world;
 
 #define KVM_VM_NAME_MAX 32
 #define KVM_MAX_VCPUS 64
+#define KVM_MAX_HOST_CPUS 512           /* CPUs an iothread_affinity list may name */
 
 /* ---- configuration (a scenario's [vm NAME] section) ---- */
 
@@ -65,6 +66,10 @@ struct kvm_vm_config {
     int nvcpus;
     int pin[KVM_MAX_VCPUS];         /* host CPU of each vCPU (pin list order) */
     int npin;                       /* 0 = not pinned: the scheduler places them */
+    /* iothread_affinity: the host CPUs the VM's I/O thread may run on, as
+     * libvirt's <iothreadpin> or taskset would set them; none = every CPU */
+    bool io_affinity[KVM_MAX_HOST_CPUS];
+    bool has_io_affinity;
     bool overcommit;                /* more vCPUs than host CPUs allowed */
     enum kvm_guest_idle guest_idle;
     bool poll_control;              /* KVM_FEATURE_POLL_CONTROL offered to the guest */
@@ -85,6 +90,10 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
                       size_t msgsize);
 /* Cross-key checks against machine m: pin list length, CPUs m lacks, more
  * vCPUs than host CPUs without overcommit. Returns 0, or -1 with msg. */
+/* iothread_affinity against machine m: some CPU, none that m lacks. 0, or -1
+ * with msg (sched_setaffinity's EINVAL). */
+int kvm_vm_config_check_io_affinity(const struct kvm_vm_config *c, const struct hw_machine *m,
+                                    char *msg, size_t msgsize);
 int kvm_vm_config_check(const struct kvm_vm_config *c, const struct hw_machine *m, char *msg,
                         size_t msgsize);
 
@@ -164,6 +173,7 @@ struct kvm_vcpu {
     sim_time_t idle_start_ns;       /* guest idle period start (poll or halt) */
     sim_time_t poll_start_ns;       /* start of the current host halt poll */
     bool in_guest_idle;
+    bool starting;                  /* the thread was forked and has not run yet */
     struct kvm_guest_work *curr;    /* the work being run */
     bool halt_poll_allowed;         /* decided at the HLT */
     double pending_overhead_ns;     /* exit/entry costs charged to the next run */
@@ -197,6 +207,7 @@ struct kvm_sys {
      * host CPU it ran on (the vCPUs' halt_poll_ns_total, placed), for
      * kvm_poll_pct over any set of CPUs. */
     sim_time_t *halt_poll_ns_on_cpu;
+    bool *iothread_mask;            /* [ncpus] the first VM's iothread_affinity, or NULL */
 };
 
 /* Set up w->kvm with no VMs (world_init). */
@@ -209,9 +220,12 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n);
 struct kvm_vcpu *kvm_get_vcpu(struct world *w, int vm, int i);
 
 /* Queue guest work on v; if the guest is idle this is an interrupt that
- * ends its poll or kicks its thread (kvm_vcpu_kick). gw must stay valid until
- * its fn runs. */
-void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw);
+ * ends its poll or kicks its thread (kvm_vcpu_kick) from waker_cpu (the host
+ * CPU whose code injects it). gw must stay valid until its fn runs. */
+void kvm_vcpu_post(struct world *w, struct kvm_vcpu *v, struct kvm_guest_work *gw,
+                   int waker_cpu);
+/* The host CPU v's thread runs or last ran on (vcpu->cpu). */
+int kvm_vcpu_cpu(const struct kvm_vcpu *v);
 
 void kvm_measure_reset(struct world *w);
 /* guest_halt_pct, halt_poll_success_pct, kvm_poll_pct, vcpu_wakeups_per_s
@@ -236,14 +250,18 @@ struct kvm_io_req {
 struct kvm_iothread {
     struct task task;
     struct kvm_io_req *head, *tail, *curr;
+    bool starting;              /* forked, its first run not yet over */
 };
 
-/* A host CPU for an I/O thread to start on: the first CPU of the first core
- * that no vCPU is pinned to (0 if every core has one). */
-int kvm_iothread_default_cpu(const struct world *w);
-/* A sleeping I/O thread whose first placement hint is cpu. */
-void kvm_iothread_init(struct kvm_iothread *io, int cpu);
-/* Queue r; wakes the thread if it sleeps. */
-void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r);
+/* Create the I/O thread: QEMU's main thread, running on parent_cpu, forks
+ * it and the kernel places it (no CPU is chosen here). Work submitted
+ * before it has started waits for it. */
+void kvm_iothread_start(struct world *w, struct kvm_iothread *io, int parent_cpu);
+/* Queue r; wakes the thread if it sleeps, from waker_cpu (the CPU whose code
+ * submits: a vCPU thread's ioeventfd kick, or a device interrupt). */
+void kvm_iothread_submit(struct world *w, struct kvm_iothread *io, struct kvm_io_req *r,
+                         int waker_cpu);
+/* The host CPU the I/O thread runs or last ran on. */
+int kvm_iothread_cpu(const struct kvm_iothread *io);
 
 #endif

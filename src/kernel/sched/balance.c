@@ -52,14 +52,15 @@ static bool sched_asym_movable(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     return c->curr && !c->waking && !c->in_done && !c->curr->polling &&
-           c->curr->allowed_cpu < 0;
+           c->curr->nr_cpus_allowed != 1;
 }
 
 int sched_asym_find_dst(const struct world *w, int src)
 {
     int best = -1;
     for (int cpu = 0; cpu < w->sched.ncpus; cpu++) {
-        if (cpu == src || sched_prio(w, cpu) <= sched_prio(w, src) || !sched_asym_dst_ok(w, cpu))
+        if (cpu == src || sched_prio(w, cpu) <= sched_prio(w, src) || !sched_asym_dst_ok(w, cpu) ||
+            !task_allowed_on(w->sched.cpu[src].curr, cpu))
             continue;
         if (best < 0 || sched_prio(w, cpu) > sched_prio(w, best))
             best = cpu;
@@ -99,7 +100,8 @@ bool sched_balance_newidle(struct world *w, int cpu)
     }
     int src = -1;
     for (int k = 0; k < w->sched.ncpus; k++) {
-        if (k == cpu || !sched_asym_movable(w, k) || sched_prio(w, k) >= sched_prio(w, cpu))
+        if (k == cpu || !sched_asym_movable(w, k) || sched_prio(w, k) >= sched_prio(w, cpu) ||
+            !task_allowed_on(w->sched.cpu[k].curr, cpu))
             continue;
         if (src < 0 || sched_prio(w, k) < sched_prio(w, src))
             src = k;

@@ -11,34 +11,41 @@
 #include "util/container.h"
 
 
+#define SCHED_SIS_UTIL_SINCE "6.0"   /* 70fb5ccf2ebb [S4] */
+
 static void sched_pick_next(struct world *w, int cpu);
 static void sched_task_done(struct sim_event *ev, void *arg);
 
 void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
+    *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu,
+                        .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1 };
     sim_event_init(&t->done_ev, sched_task_done);
-    t->done = done;
-    t->rq_grew = NULL;
-    t->polling = false;
-    t->cpu = -1;
-    t->prev_cpu = prev_cpu;
-    t->allowed_cpu = -1;
-    t->work_ns = 0;
-    t->speed = 1;
-    t->seg_start_ns = 0;
-    t->next = NULL;
 }
 
 void task_set_affinity(struct task *t, int cpu)
 {
-    t->allowed_cpu = cpu;
+    t->pin_cpu = cpu;
+    t->cpus_mask = NULL;
+    t->nr_cpus_allowed = cpu >= 0 ? 1 : 0;
     if (cpu >= 0)
         t->prev_cpu = cpu;
 }
 
+void task_set_cpus_allowed(struct task *t, const bool *mask, int ncpus)
+{
+    t->pin_cpu = -1;
+    t->cpus_mask = mask;
+    t->nr_cpus_allowed = 0;
+    for (int cpu = 0; mask && cpu < ncpus; cpu++)
+        t->nr_cpus_allowed += mask[cpu];
+}
+
 bool task_allowed_on(const struct task *t, int cpu)
 {
-    return t->allowed_cpu < 0 || t->allowed_cpu == cpu;
+    if (t->pin_cpu >= 0)
+        return t->pin_cpu == cpu;
+    return !t->cpus_mask || t->cpus_mask[cpu];
 }
 
 bool sched_cpu_idle(const struct world *w, int cpu)
@@ -111,9 +118,13 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
         sched_retime(w, sib);
 }
 
-static void sched_enqueue(struct sched *s, struct sched_cpu *c, struct task *t)
+/* Queue t on cpu (its averages already say queued). */
+static void sched_enqueue(struct world *w, int cpu, struct task *t)
 {
+    struct sched *s = &w->sched;
+    struct sched_cpu *c = &s->cpu[cpu];
     s->nr_queued_total++;
+    t->cpu = cpu;
     t->next = NULL;
     if (c->tail)
         c->tail->next = t;
@@ -121,11 +132,14 @@ static void sched_enqueue(struct sched *s, struct sched_cpu *c, struct task *t)
         c->head = t;
     c->tail = t;
     c->nr_queued++;
+    rq_avg_sync(w, cpu);
 }
 
-/* Unlink t from c's queue; prev is the task before it (NULL: t is the head). */
-static void sched_unlink(struct sched *s, struct sched_cpu *c, struct task *prev, struct task *t)
+/* Unlink t from cpu's queue; prev is the task before it (NULL: t is the head). */
+static void sched_unlink(struct world *w, int cpu, struct task *prev, struct task *t)
 {
+    struct sched *s = &w->sched;
+    struct sched_cpu *c = &s->cpu[cpu];
     s->nr_queued_total--;
     if (prev)
         prev->next = t->next;
@@ -135,24 +149,25 @@ static void sched_unlink(struct sched *s, struct sched_cpu *c, struct task *prev
         c->tail = prev;
     c->nr_queued--;
     t->next = NULL;
+    rq_avg_sync(w, cpu);
 }
 
-static struct task *sched_dequeue(struct sched *s, struct sched_cpu *c)
+static struct task *sched_dequeue(struct world *w, int cpu)
 {
-    struct task *t = c->head;
+    struct task *t = w->sched.cpu[cpu].head;
     if (t)
-        sched_unlink(s, c, NULL, t);
+        sched_unlink(w, cpu, NULL, t);
     return t;
 }
 
-/* The first task queued on c that may run on cpu (can_migrate_task's
+/* The first task queued on src that may run on cpu (can_migrate_task's
  * affinity test), taken off the queue; NULL if none. */
-static struct task *sched_dequeue_movable(struct sched *s, struct sched_cpu *c, int cpu)
+static struct task *sched_dequeue_movable(struct world *w, int src, int cpu)
 {
     struct task *prev = NULL;
-    for (struct task *t = c->head; t; prev = t, t = t->next) {
+    for (struct task *t = w->sched.cpu[src].head; t; prev = t, t = t->next) {
         if (task_allowed_on(t, cpu)) {
-            sched_unlink(s, c, prev, t);
+            sched_unlink(w, src, prev, t);
             return t;
         }
     }
@@ -165,33 +180,31 @@ bool sched_core_is_idle(const struct world *w, int cpu)
     return sched_cpu_idle(w, cpu) && (sib < 0 || sched_cpu_idle(w, sib));
 }
 
-/* Scan the CPUs of prev's package, starting after prev, for the first one
- * that pred accepts. -1 if none. */
-static int sched_scan_llc(const struct world *w, int prev,
-                          bool (*pred)(const struct world *, int))
+/* select_fallback_rq: an allowed CPU of cpu's package, else any allowed. */
+static int sched_fallback_cpu(const struct world *w, const struct task *t, int cpu)
 {
     const struct hw_machine *m = w->machine;
-    int pkg = m->cpus[prev].package;
-    for (int i = 1; i <= m->ncpus; i++) {
-        int cpu = (prev + i) % m->ncpus;
-        if (m->cpus[cpu].package == pkg && pred(w, cpu))
-            return cpu;
+    int any = -1;
+    for (int i = 0; i < m->ncpus; i++) {
+        if (!task_allowed_on(t, i))
+            continue;
+        if (m->cpus[i].package == m->cpus[cpu].package)
+            return i;
+        any = any < 0 ? i : any;
     }
-    return -1;
+    return any >= 0 ? any : cpu;
 }
 
-/* select_task_rq for a wakeup, see the header for the rule. */
-static int sched_select_cpu(const struct world *w, const struct task *t)
+/* select_task_rq: a task allowed on one CPU goes there, others where the
+ * fair class says (fair.c), corrected to an allowed CPU. */
+static int select_task_rq(struct world *w, struct task *t, int cpu, bool fork)
 {
-    if (t->allowed_cpu >= 0)
-        return t->allowed_cpu;
-    int prev = t->prev_cpu;
-    if (sched_cpu_idle(w, prev))
-        return prev;
-    int cpu = sched_scan_llc(w, prev, sched_core_is_idle);
-    if (cpu < 0)
-        cpu = sched_scan_llc(w, prev, sched_cpu_idle);
-    return cpu >= 0 ? cpu : prev;
+    if (t->pin_cpu >= 0)
+        return t->pin_cpu;
+    if (t->nr_cpus_allowed == 1)
+        return sched_fallback_cpu(w, t, cpu);
+    int dst = select_task_rq_fair(w, t, cpu, fork);
+    return task_allowed_on(t, dst) ? dst : sched_fallback_cpu(w, t, dst);
 }
 
 /* The hardware exit is over: account the idle period, then run the kernel's
@@ -233,16 +246,11 @@ static void sched_kick(struct world *w, int cpu)
     sched_idle_wakeup(w, cpu, IDLE_WAKE_IPI);
 }
 
-void sched_wake_task(struct world *w, struct task *t, double work_ns)
+/* Queue t (its averages say queued) on cpu and wake cpu if it idles. */
+static void sched_activate(struct world *w, struct task *t, int cpu)
 {
-    t->work_ns = work_ns;
-    /* The current task continuing from its own done(): it stays. */
-    int cpu = t->prev_cpu >= 0 && w->sched.cpu[t->prev_cpu].curr == t ? t->prev_cpu
-                                                                       : sched_select_cpu(w, t);
-    struct sched_cpu *c = &w->sched.cpu[cpu];
     bool was_idle = sched_cpu_idle(w, cpu);
-    t->cpu = cpu;
-    sched_enqueue(&w->sched, c, t);
+    sched_enqueue(w, cpu, t);
     w->sched.nr_wakeups++;
     if (was_idle)
         sched_kick(w, cpu);
@@ -250,11 +258,41 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns)
         sched_rq_grew(w, cpu, t);
 }
 
+void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_cpu)
+{
+    t->work_ns = work_ns;
+    if (t->prev_cpu < 0)
+        t->prev_cpu = waker_cpu;   /* never ran: as if it last ran where it is woken */
+    /* The current task continuing from its own done(): it stays. */
+    int cpu = t->prev_cpu >= 0 && w->sched.cpu[t->prev_cpu].curr == t
+                  ? t->prev_cpu
+                  : select_task_rq(w, t, waker_cpu, false);
+    task_avg_sync(w, t, TASK_AVG_QUEUED);
+    sched_activate(w, t, cpu);
+}
+
+void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
+{
+    t->work_ns = work_ns;
+    t->prev_cpu = t->recent_used_cpu = parent_cpu;
+    t->avg = (struct sched_avg){ .load_avg = SCHED_CAPACITY_SCALE };  /* init_entity_runnable_average */
+    t->avg_new = true;
+    t->avg_state = TASK_AVG_SLEEPING;
+    int cpu = select_task_rq(w, t, parent_cpu, true);
+    fair_post_init_util(w, t, cpu);
+    task_avg_sync(w, t, TASK_AVG_QUEUED);
+    sched_activate(w, t, cpu);
+}
+
 static void sched_start(struct world *w, int cpu, struct task *t)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->curr = t;
+    c->had_task = true;
     t->cpu = cpu;
+    t->prev_cpu = cpu;
+    task_avg_sync(w, t, TASK_AVG_RUNNING);
+    rq_avg_sync(w, cpu);
     idle_task_runs(w, cpu);
     sched_set_hw_mode(w, cpu, t->polling ? HW_THREAD_POLL : HW_THREAD_RUN, 0);
     t->speed = hw_thread_speed(&w->hw, cpu);
@@ -284,7 +322,7 @@ static struct task *sched_pull(struct world *w, int cpu)
             if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0 ||
                 nr_running <= 1)
                 continue;
-            struct task *t = sched_dequeue_movable(&w->sched, sc, cpu);
+            struct task *t = sched_dequeue_movable(w, src, cpu);
             if (!t)
                 continue;
             w->sched.nr_pulls++;
@@ -298,7 +336,7 @@ static void sched_pick_next(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->waking = false;
-    struct task *t = sched_dequeue(&w->sched, c);
+    struct task *t = sched_dequeue(w, cpu);
     if (!t)
         t = sched_pull(w, cpu);
     if (t) {
@@ -307,6 +345,7 @@ static void sched_pick_next(struct world *w, int cpu)
     }
     if (w->sched.asym_packing && sched_balance_newidle(w, cpu))
         return;
+    fair_cpu_went_idle(w, cpu);
     idle_enter(w, cpu);
     cpufreq_update_util(w, cpu);
 }
@@ -325,6 +364,8 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     c->curr = NULL;
     t->prev_cpu = cpu;
     t->cpu = -1;
+    task_avg_sync(w, t, TASK_AVG_QUEUED);
+    rq_avg_sync(w, cpu);
     w->sched.nr_asym_migrations++;
     return t;
 }
@@ -334,10 +375,8 @@ void sched_migrate_running(struct world *w, int src, int dst)
     struct task *t = sched_detach_running(w, src);
     /* src first, while t is on no runqueue, so src cannot pull it back. */
     sched_pick_next(w, src);
-    struct sched_cpu *dc = &w->sched.cpu[dst];
     bool was_idle = sched_cpu_idle(w, dst);
-    t->cpu = dst;
-    sched_enqueue(&w->sched, dc, t);
+    sched_enqueue(w, dst, t);
     if (was_idle)
         sched_kick(w, dst);
     else
@@ -377,10 +416,12 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->work_ns = 0;
     t->cpu = -1;
     t->prev_cpu = cpu;
+    task_avg_sync(w, t, TASK_AVG_SLEEPING);
     c->in_done = true;
     t->done(w, t);
     c->in_done = false;
     c->curr = NULL;
+    rq_avg_sync(w, cpu);
     if (!c->waking)
         sched_pick_next(w, cpu);
 }
@@ -393,15 +434,27 @@ void sched_init(struct world *w)
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
+        task_init(&s->cpu[cpu].idle_task, NULL, cpu);
         idle_enter(w, cpu);
     }
     itmt_resolve(w->machine, w->kp, &s->itmt);
     s->asym_packing = s->itmt.capable && s->itmt.enabled;
+    sched_topology_build(w->machine, w->kp, &s->itmt, &s->topo);
+    s->sis_util = kversion_at_least(&w->kp->kernel, SCHED_SIS_UTIL_SINCE);
+    s->scan_mask = xcalloc((size_t)s->ncpus, sizeof *s->scan_mask);
+    s->llc = xcalloc((size_t)s->ncpus, sizeof *s->llc);
+    for (int cpu = 0; cpu < s->ncpus; cpu++)
+        s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,
+                                                 .nr_idle_scan = s->topo.llc_size[cpu],
+                                                 .scan_update_ns = -1 };
 }
 
 void sched_destroy(struct world *w)
 {
     free(w->sched.cpu);
     w->sched.cpu = NULL;
+    free(w->sched.llc);
+    free(w->sched.scan_mask);
     itmt_destroy(&w->sched.itmt);
+    sched_topology_destroy(&w->sched.topo);
 }

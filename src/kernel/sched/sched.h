@@ -1,12 +1,15 @@
-/* sched: the part of the scheduler pmlab needs: per-CPU runqueues, wakeup
+/* sched: the part of the scheduler pmlab needs: per-CPU runqueues, task
  * placement, newly-idle pulling, and handing an empty CPU to the idle loop.
  *
- * What is kept of the kernel (kernel/sched/fair.c, v6.x):
- *  - affinity to one CPU (a pinned thread): it is placed there and never
- *    pulled or packed elsewhere;
- *  - wakeup placement in the spirit of select_idle_sibling(): the task's
- *    previous CPU if idle, else a CPU of a fully idle core in the previous
- *    CPU's LLC (package), else any idle CPU there, else the previous CPU;
+ * What is kept of the kernel (kernel/sched/core.c and fair.c, v6.x):
+ *  - sched domains and CPU capacities from the machine (topology.h);
+ *  - placement by select_task_rq_fair (fair.c): a wakeup takes the fast path
+ *    (wake_affine between the waker's CPU and the task's previous one, then
+ *    select_idle_sibling in that CPU's LLC), a new task the slow path
+ *    (sched_balance_find_dst_cpu down the domains); a task whose affinity
+ *    allows one CPU goes there;
+ *  - PELT-like per-CPU utilisation and load and per-task signals for those
+ *    rules (fair.c says what of PELT is kept);
  *  - newidle balancing: a CPU about to idle pulls a queued task, first from its
  *    own package, then from the others, only from a CPU with more than one
  *    task (sched_balance_rq);
@@ -22,9 +25,9 @@
  * What is dropped: time slices and preemption (EEVDF), priorities, NUMA
  * balancing, load balancing other than asym packing (with equal capacities,
  * as on x86 before v6.12, a lone running task is never moved to another idle
- * CPU: it stays where it started or woke), the waker's CPU (wake_affine),
- * fork balancing (callers give a placement hint) and the cost of a context
- * switch on a busy CPU (a CPU woken from idle pays its wake-up path: idle.h).
+ * CPU: it stays where it started or woke), WF_SYNC wakeups, EAS, and the cost
+ * of a context switch on a busy CPU (a CPU woken from idle pays its wake-up
+ * path: idle.h).
  *
  * Tasks are intrusive: a workload embeds struct task in its own objects. */
 #ifndef PMLAB_KERNEL_SCHED_SCHED_H
@@ -34,6 +37,7 @@
 #include <stdint.h>
 
 #include "kernel/sched/idle.h"
+#include "kernel/sched/topology.h"
 #include "kernel/x86/itmt.h"
 #include "sim/eventq.h"
 
@@ -49,6 +53,15 @@ typedef void (*task_done_fn)(struct world *w, struct task *t);
  * polling); the owner decides, e.g. with sched_task_finish_now(). */
 typedef void (*task_rq_grew_fn)(struct world *w, struct task *t);
 
+/* PELT-like running averages (fair.c): util from running time, load from
+ * runnable time (queued or running), both 0..SCHED_CAPACITY_SCALE per task. */
+struct sched_avg {
+    double util_avg, load_avg;
+    sim_time_t last_update_ns;
+};
+
+enum task_avg_state { TASK_AVG_SLEEPING, TASK_AVG_QUEUED, TASK_AVG_RUNNING };
+
 struct task {
     struct sim_event done_ev;   /* completion of the current work segment */
     task_done_fn done;
@@ -56,10 +69,20 @@ struct task {
     bool polling;               /* the segment spins (KVM halt polling): the CPU
                                  * is in C0 as POLL, not running work */
     int cpu;                    /* CPU it is queued or running on, -1 if asleep */
-    int prev_cpu;               /* last CPU it ran on (placement hint) */
-    int allowed_cpu;            /* -1: any CPU; else the only CPU its affinity
-                                 * mask allows (sched_setaffinity to one CPU, as
-                                 * pinning a vCPU thread does) */
+    int prev_cpu;               /* task_cpu(): last CPU it ran on, or was forked on */
+    int recent_used_cpu;        /* p->recent_used_cpu (select_idle_sibling) */
+    /* Affinity (cpus_ptr): pin_cpu >= 0 allows that CPU only; else cpus_mask
+     * (owned by the caller, [ncpus]) or, NULL, every CPU. */
+    int pin_cpu;
+    const bool *cpus_mask;
+    int nr_cpus_allowed;        /* 0 = every CPU */
+    /* wake_wide(): how often this task, as a waker, switches wakee. */
+    const struct task *last_wakee;
+    unsigned wakee_flips;
+    sim_time_t wakee_flip_decay_ns;
+    struct sched_avg avg;
+    enum task_avg_state avg_state;
+    bool avg_new;               /* forked, not yet enqueued (no contribution anywhere) */
     double work_ns;             /* remaining work, ns on the reference core alone */
     double speed;               /* speed of the running segment (hw_thread_speed) */
     sim_time_t seg_start_ns;    /* start of the running segment */
@@ -77,6 +100,21 @@ struct sched_cpu {
     sim_time_t wake_kernel_ns;  /* wake-up path software still to run after the exit */
     bool in_wake_kernel;        /* running it (busy, no task yet) */
     struct sim_event balance_ev; /* next scheduler tick while busy (asym packing only) */
+    struct sched_avg avg;       /* cfs_rq->avg: util (running), load (nr_running x 1024) */
+    int avg_nr;                 /* nr_running the averages hold since last_update_ns */
+    bool avg_running;
+    bool had_task;              /* ran a task since it last went idle */
+    sim_time_t idle_stamp_ns;   /* rq->idle_stamp: when it last went idle after a task */
+    struct task idle_task;      /* the idle task as a waker (record_wakee from an
+                                 * interrupt on an idle CPU) */
+};
+
+/* sd_llc_shared: what the CPUs of one LLC share, by llc id (first CPU). */
+struct sched_llc_shared {
+    bool has_idle_cores;        /* set when a core goes fully idle, cleared by a
+                                 * wake-up scan that found none */
+    int nr_idle_scan;           /* SIS_UTIL: CPUs a wake-up scan may look at */
+    sim_time_t scan_update_ns;  /* when nr_idle_scan was last computed, -1 never */
 };
 
 struct sched {
@@ -85,6 +123,10 @@ struct sched {
     uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
     int nr_queued_total;        /* queued tasks on all CPUs (newidle pull shortcut) */
     struct itmt itmt;           /* priorities and kernel.sched_itmt_enabled */
+    struct sched_topology topo; /* sched domains and CPU capacities (topology.c) */
+    struct sched_llc_shared *llc; /* [ncpus], by llc id */
+    bool sis_util;              /* v6.0+: SIS_UTIL limits the idle-CPU scan */
+    bool *scan_mask;            /* [ncpus] select_rq_mask: a wake-up scan's CPUs */
     bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
     uint64_t nr_asym_migrations;
 };
@@ -92,21 +134,33 @@ struct sched {
 void sched_init(struct world *w);
 void sched_destroy(struct world *w);
 
-/* Initialise a sleeping task. prev_cpu is its placement hint. */
+/* Initialise a sleeping task that last ran on prev_cpu (for tests and
+ * replays: a workload's tasks come from task_fork). */
 void task_init(struct task *t, task_done_fn done, int prev_cpu);
-/* Restrict t to one CPU (cpu >= 0) or allow every CPU (-1): wakeups place it
- * there and no balancing moves it elsewhere, as with a one-CPU cpus_ptr. */
+/* Restrict t to one CPU (cpu >= 0) or allow every CPU (-1), as
+ * sched_setaffinity to one CPU (pinning a vCPU thread) does. */
 void task_set_affinity(struct task *t, int cpu);
+/* Restrict t to the CPUs of mask[ncpus] (NULL: every CPU), as taskset -c
+ * does; mask is the caller's and must outlive the task. */
+void task_set_cpus_allowed(struct task *t, const bool *mask, int ncpus);
 /* Whether t's affinity allows cpu. */
 bool task_allowed_on(const struct task *t, int cpu);
-/* Give sleeping task t work_ns of work and make it runnable. */
-void sched_wake_task(struct world *w, struct task *t, double work_ns);
+/* try_to_wake_up: give sleeping task t work_ns of work and make it runnable
+ * on the CPU select_task_rq picks. waker_cpu is the CPU whose code wakes it:
+ * the CPU of the running task that wakes it (a task continuing from its own
+ * done() stays where it is), or the CPU a timer or device interrupt ran on. */
+void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_cpu);
+/* wake_up_new_task: t (task_init'ed, never run) was forked by a task running
+ * on parent_cpu; it gets work_ns of work (0: it starts and sleeps at once)
+ * and a CPU from the fork slow path. */
+void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu);
 /* End t's running segment now, as if its work were done (a halt-poll loop
  * that saw its event); t's done() runs at once. No-op if t is not running. */
 void sched_task_finish_now(struct world *w, struct task *t);
 /* core's frequency changed: re-time the running work of its threads. */
 void sched_core_speed_changed(struct world *w, int core);
-/* Whether cpu has nothing running, queued or waking. */
+/* Whether cpu has nothing running, queued or waking: the kernel's
+ * available_idle_cpu() (idle_cpu(), no vCPU preemption on bare metal). */
 bool sched_cpu_idle(const struct world *w, int cpu);
 /* single_task_running() as t sees it on cpu: no task other than t is running
  * or queued there (t itself may be running, queued or just off the CPU). */
@@ -132,6 +186,21 @@ void sched_migrate_running(struct world *w, int src, int dst);
 void sched_pull_running(struct world *w, int src, int dst);
 /* Whether cpu's core has nothing running, queued or waking on any thread. */
 bool sched_core_is_idle(const struct world *w, int cpu);
+
+/* fair.c: select_task_rq_fair for t waking (fork false) from waker_cpu or
+ * forked on it; the CPU t should be queued on. */
+int select_task_rq_fair(struct world *w, struct task *t, int waker_cpu, bool fork);
+/* PELT-like averages: fold cpu's [last update, now) and take its new state;
+ * the same for a task entering state s. Call after every change. */
+void rq_avg_sync(struct world *w, int cpu);
+void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s);
+/* post_init_entity_util_avg: a new task's util from cpu's spare capacity. */
+void fair_post_init_util(struct world *w, struct task *p, int cpu);
+/* cpu went idle after running a task: idle_stamp, has_idle_cores. */
+void fair_cpu_went_idle(struct world *w, int cpu);
+/* The SIS_UTIL scan budget of cpu's LLC, recomputed at most once per LLC
+ * balance interval (update_idle_cpu_scan). */
+int fair_nr_idle_scan(struct world *w, int cpu);
 
 /* balance.c: asym packing. Arm cpu's tick (cpu started a task). */
 void sched_balance_arm(struct world *w, int cpu);

@@ -1,0 +1,769 @@
+/* fair: where a CFS/EEVDF task runs (kernel/sched/fair.c, stored ~v6.10;
+ * FACTS-2.md section 3 [S1, S2, S4]).
+ *
+ * select_task_rq_fair walks the domains of the waking CPU upward. A wakeup
+ * (SD_BALANCE_WAKE is set on no domain) stops at the first SD_WAKE_AFFINE
+ * domain that also spans the task's previous CPU: if the waker and the
+ * previous CPU differ, wake_affine picks between them (wake_affine_idle: an
+ * idle waker sharing the LLC with prev hands over to prev if idle, else
+ * takes it; else an idle prev; else wake_affine_weight compares the two
+ * CPUs' load with the task moved, prev getting half of imbalance_pct as
+ * bias), and select_idle_sibling then looks for an idle CPU around that
+ * target: the target, prev and recent_used_cpu if idle and cache-affine
+ * (and, with clusters, in the target's cluster), else an idle SMT sibling of
+ * prev, else the LLC scan (select_idle_cpu: whole idle cores while the LLC
+ * is known to have one, else idle CPUs up to SIS_UTIL's budget, the target's
+ * cluster first since v6.8), and on asymmetric-capacity systems the first
+ * idle CPU the task fits (select_idle_capacity). wake_wide stops the affine
+ * step for M:N wakeup patterns wider than the LLC. A fork takes the slow path
+ * from the highest SD_BALANCE_FORK domain (see sched_balance_find_dst_cpu).
+ *
+ * PELT (kernel/sched/pelt.c), as far as these rules read it: per CPU, util
+ * (running time) and load (nr_running x NICE_0_LOAD) as geometric averages
+ * with a 32 ms half-life; per task, util (running) and load (runnable).
+ * Departures: not frequency- or capacity-invariant, no util_est, no blocked
+ * load migration (a task's history stays in its old CPU's signals and
+ * decays there), nice 0 for every task. A new task starts with load 1024 and
+ * util half the spare capacity of its CPU (post_init_entity_util_avg).
+ *
+ * Also not modelled: WF_SYNC (no waker here asks for it), WF_CURRENT_CPU,
+ * EAS (find_energy_efficient_cpu: x86 has no energy model in the versions
+ * pmlab covers), uclamp, core scheduling, SCHED_IDLE tasks, the per-CPU
+ * kthread stacking rule, SIS_PROP before v6.0 (the scan is then unlimited),
+ * and the scan's own cost. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/cpuidle/cpuidle.h"
+
+#include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/sched.h"
+#include "world.h"
+
+#define NICE_0_LOAD SCHED_CAPACITY_SCALE
+#define FAIR_WAKEE_FLIP_DECAY_NS SIM_NS_PER_S   /* record_wakee: once per HZ jiffies */
+
+/* ---- PELT ----------------------------------------------------------------- */
+
+/* avg (util over running, load over runnable x nr) decayed to now: the
+ * geometric average of pelt.c's pelt_decay, one decay factor for both. */
+static void avg_at(const struct sched_avg *a, sim_time_t now, bool running, int nr,
+                   struct sched_avg *out)
+{
+    sim_time_t dt = now - a->last_update_ns;
+    *out = *a;
+    if (dt <= 0)
+        return;
+    double keep = exp2(-(double)dt / (double)PELT_HALFLIFE_NS), gain = PELT_SCALE * (1 - keep);
+    out->util_avg = a->util_avg * keep + (running ? gain : 0);
+    out->load_avg = a->load_avg * keep + nr * gain;
+    out->last_update_ns = now;
+}
+
+void rq_avg_sync(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    avg_at(&c->avg, w->q.now_ns, c->avg_running, c->avg_nr, &c->avg);
+    c->avg_running = c->curr != NULL;
+    c->avg_nr = (c->curr != NULL) + c->nr_queued;
+}
+
+void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
+{
+    if (!t->avg_new)
+        avg_at(&t->avg, w->q.now_ns, t->avg_state == TASK_AVG_RUNNING,
+               t->avg_state != TASK_AVG_SLEEPING, &t->avg);
+    t->avg.last_update_ns = w->q.now_ns;
+    t->avg_new = false;
+    t->avg_state = s;
+}
+
+static struct sched_avg rq_avg_now(const struct world *w, int cpu)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct sched_avg a;
+    avg_at(&c->avg, w->q.now_ns, c->avg_running, c->avg_nr, &a);
+    return a;
+}
+
+static struct sched_avg task_avg_now(const struct world *w, const struct task *t)
+{
+    struct sched_avg a;
+    if (t->avg_new)
+        return t->avg;
+    avg_at(&t->avg, w->q.now_ns, t->avg_state == TASK_AVG_RUNNING,
+           t->avg_state != TASK_AVG_SLEEPING, &a);
+    return a;
+}
+
+static unsigned long capacity_of(const struct world *w, int cpu)
+{
+    return w->sched.topo.capacity[cpu];
+}
+
+/* Whether p contributes to cpu's signals (task_cpu(p) == cpu, not new). */
+static bool task_on_cpu_signals(const struct task *p, int cpu)
+{
+    return p && !p->avg_new && p->prev_cpu == cpu;
+}
+
+/* cpu_util(cpu, p, -1): util without p's contribution, capped at capacity. */
+static double cpu_util_without(const struct world *w, int cpu, const struct task *p)
+{
+    double util = rq_avg_now(w, cpu).util_avg;
+    if (task_on_cpu_signals(p, cpu)) {
+        util -= task_avg_now(w, p).util_avg;
+        util = util < 0 ? 0 : util;
+    }
+    double cap = (double)capacity_of(w, cpu);
+    return util < cap ? util : cap;
+}
+
+static double cpu_load_without(const struct world *w, int cpu, const struct task *p)
+{
+    double load = rq_avg_now(w, cpu).load_avg;
+    if (task_on_cpu_signals(p, cpu)) {
+        load -= task_avg_now(w, p).load_avg;
+        load = load < 0 ? 0 : load;
+    }
+    return load;
+}
+
+/* fits_capacity: util within 80 % of capacity (the 1280/1024 margin). */
+static bool util_fits_cpu(const struct world *w, double util, int cpu)
+{
+    return util * 1280 < (double)capacity_of(w, cpu) * 1024;
+}
+
+/* asym_fits_cpu: on symmetric systems every CPU fits. */
+static bool asym_fits_cpu(const struct world *w, double util, int cpu)
+{
+    return !w->sched.topo.asym_cpucapacity || util_fits_cpu(w, util, cpu);
+}
+
+/* ---- wake_wide / wake_affine ---------------------------------------------- */
+
+/* The task whose code runs on cpu: its current task, or its idle task. */
+static struct task *cpu_current(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    return c->curr ? c->curr : &c->idle_task;
+}
+
+static void record_wakee(struct world *w, struct task *curr, const struct task *p)
+{
+    if (w->q.now_ns > curr->wakee_flip_decay_ns + FAIR_WAKEE_FLIP_DECAY_NS) {
+        curr->wakee_flips >>= 1;
+        curr->wakee_flip_decay_ns = w->q.now_ns;
+    }
+    if (curr->last_wakee != p) {
+        curr->last_wakee = p;
+        curr->wakee_flips++;
+    }
+}
+
+/* M:N wakeups wider than the LLC: spread instead of pulling to the waker. */
+static bool wake_wide(const struct world *w, const struct task *curr, const struct task *p,
+                      int cpu)
+{
+    unsigned master = curr->wakee_flips, slave = p->wakee_flips;
+    unsigned factor = (unsigned)w->sched.topo.llc_size[cpu];
+    if (master < slave) {
+        unsigned tmp = master;
+        master = slave;
+        slave = tmp;
+    }
+    return !(slave < factor || master < slave * factor);
+}
+
+static int wake_affine_idle(const struct world *w, int this_cpu, int prev_cpu)
+{
+    if (sched_cpu_idle(w, this_cpu) && cpus_share_cache(&w->sched.topo, this_cpu, prev_cpu))
+        return sched_cpu_idle(w, prev_cpu) ? prev_cpu : this_cpu;
+    if (sched_cpu_idle(w, prev_cpu))
+        return prev_cpu;
+    return -1;
+}
+
+/* WA_BIAS: prev's side is weighted by half of imbalance_pct. */
+static int wake_affine_weight(const struct world *w, const struct sched_domain *sd,
+                              const struct task *p, int this_cpu, int prev_cpu)
+{
+    double task_load = task_avg_now(w, p).load_avg;
+    double this_eff = (rq_avg_now(w, this_cpu).load_avg + task_load) * 100 *
+                      (double)capacity_of(w, prev_cpu);
+    double prev_eff = (rq_avg_now(w, prev_cpu).load_avg - task_load) *
+                      (100 + (sd->imbalance_pct - 100) / 2) * (double)capacity_of(w, this_cpu);
+    return this_eff < prev_eff ? this_cpu : -1;
+}
+
+static int wake_affine(const struct world *w, const struct sched_domain *sd,
+                       const struct task *p, int this_cpu, int prev_cpu)
+{
+    int target = wake_affine_idle(w, this_cpu, prev_cpu);
+    if (target < 0)
+        target = wake_affine_weight(w, sd, p, this_cpu, prev_cpu);
+    return target == this_cpu ? this_cpu : prev_cpu;
+}
+
+/* ---- select_idle_sibling -------------------------------------------------- */
+
+/* cpus[]: span of sd and p's affinity, the scan's working mask. */
+static bool *sis_mask(struct world *w, const struct sched_span *span, const struct task *p)
+{
+    bool *cpus = w->sched.scan_mask;
+    for (int cpu = 0; cpu < w->sched.ncpus; cpu++)
+        cpus[cpu] = span->has[cpu] && task_allowed_on(p, cpu);
+    return cpus;
+}
+
+static const struct sched_span *smt_mask(const struct world *w, int cpu)
+{
+    return w->sched.topo.smt[cpu];
+}
+
+static void set_idle_cores(struct world *w, int cpu, bool val)
+{
+    w->sched.llc[w->sched.topo.llc_id[cpu]].has_idle_cores = val;
+}
+
+/* Whether core (cpu's SMT siblings) is wholly idle; remembers the first idle
+ * thread in *idle_cpu and drops the core from cpus if not. */
+static int select_idle_core(const struct world *w, int core, bool *cpus, int *idle_cpu)
+{
+    const struct sched_span *smt = smt_mask(w, core);
+    bool idle = true;
+    for (int i = 0; i < smt->weight; i++) {
+        int cpu = smt->cpus[i];
+        if (!sched_cpu_idle(w, cpu)) {
+            idle = false;
+            if (*idle_cpu == -1)
+                continue;
+            break;
+        }
+        if (*idle_cpu == -1 && cpus[cpu])
+            *idle_cpu = cpu;
+    }
+    if (idle)
+        return core;
+    for (int i = 0; i < smt->weight; i++)
+        cpus[smt->cpus[i]] = false;
+    return -1;
+}
+
+/* An idle SMT sibling of target inside sd. */
+static int select_idle_smt(const struct world *w, const struct task *p,
+                           const struct sched_domain *sd, int target)
+{
+    const struct sched_span *smt = smt_mask(w, target);
+    for (int i = 0; i < smt->weight; i++) {
+        int cpu = smt->cpus[i];
+        if (cpu != target && task_allowed_on(p, cpu) && sd->span->has[cpu] &&
+            sched_cpu_idle(w, cpu))
+            return cpu;
+    }
+    return -1;
+}
+
+/* One step of the LLC scan at cpu: an idle core (has_idle_core) or an idle
+ * CPU within the budget *nr. Returns the CPU to take, -1 to go on, -2 to stop
+ * with *idle_cpu (the budget ran out, or an idle CPU was found). */
+static int sic_step(const struct world *w, int cpu, bool has_idle_core, bool *cpus, int *nr,
+                    int *idle_cpu)
+{
+    if (has_idle_core) {
+        int i = select_idle_core(w, cpu, cpus, idle_cpu);
+        return i >= 0 ? i : -1;
+    }
+    if (--*nr <= 0) {
+        *idle_cpu = -1;
+        return -2;
+    }
+    if (sched_cpu_idle(w, cpu)) {
+        *idle_cpu = cpu;
+        return -2;
+    }
+    return -1;
+}
+
+/* Scan the LLC domain for an idle core, else an idle CPU (select_idle_cpu). */
+static int select_idle_cpu(struct world *w, const struct task *p, const struct sched_domain *sd,
+                           bool has_idle_core, int target)
+{
+    int n = w->sched.ncpus, idle_cpu = -1, nr = INT32_MAX;
+    bool *cpus = sis_mask(w, sd->span, p);
+    if (w->sched.sis_util) {
+        nr = fair_nr_idle_scan(w, target) + 1;
+        if (nr == 1)
+            return -1;   /* an overloaded LLC is unlikely to have an idle CPU */
+    }
+    const struct sched_group *sg = sd->groups[0];
+    if (w->sched.topo.cluster_active && (sg->flags & SD_CLUSTER)) {
+        for (int k = 1; k <= n; k++) {
+            int cpu = (target + k) % n;
+            if (!sg->span->has[cpu] || !cpus[cpu])
+                continue;
+            int r = sic_step(w, cpu, has_idle_core, cpus, &nr, &idle_cpu);
+            if (r >= 0)
+                return r;
+            if (r == -2)
+                return idle_cpu;
+        }
+        for (int i = 0; i < sg->span->weight; i++)
+            cpus[sg->span->cpus[i]] = false;
+    }
+    for (int k = 1; k <= n; k++) {
+        int cpu = (target + k) % n;
+        if (!cpus[cpu])
+            continue;
+        int r = sic_step(w, cpu, has_idle_core, cpus, &nr, &idle_cpu);
+        if (r >= 0)
+            return r;
+        if (r == -2)
+            break;
+    }
+    if (has_idle_core)
+        set_idle_cores(w, target, false);
+    return idle_cpu;
+}
+
+/* Asymmetric capacity: the first idle CPU p fits, else the biggest idle. */
+static int select_idle_capacity(struct world *w, const struct task *p,
+                                const struct sched_domain *sd, int target)
+{
+    double util = task_avg_now(w, p).util_avg;
+    unsigned long best_cap = 0;
+    int best_cpu = -1, n = w->sched.ncpus;
+    for (int k = 0; k < n; k++) {
+        int cpu = (target + k) % n;
+        if (!sd->span->has[cpu] || !task_allowed_on(p, cpu) || !sched_cpu_idle(w, cpu))
+            continue;
+        if (util_fits_cpu(w, util, cpu))
+            return cpu;
+        if (capacity_of(w, cpu) > best_cap) {
+            best_cap = capacity_of(w, cpu);
+            best_cpu = cpu;
+        }
+    }
+    return best_cpu;
+}
+
+/* An idle CPU cache-affine to target, prev or recent_used_cpu first. */
+static int select_idle_sibling(struct world *w, struct task *p, int prev, int target)
+{
+    const struct sched_topology *t = &w->sched.topo;
+    double util = task_avg_now(w, p).util_avg;
+    int prev_aff = -1;
+    if (sched_cpu_idle(w, target) && asym_fits_cpu(w, util, target))
+        return target;
+    if (prev != target && cpus_share_cache(t, prev, target) && sched_cpu_idle(w, prev) &&
+        asym_fits_cpu(w, util, prev)) {
+        if (!t->cluster_active || cpus_share_resources(t, prev, target))
+            return prev;
+        prev_aff = prev;
+    }
+    int recent = p->recent_used_cpu;
+    p->recent_used_cpu = prev;
+    if (recent >= 0 && recent != prev && recent != target && cpus_share_cache(t, recent, target) &&
+        sched_cpu_idle(w, recent) && task_allowed_on(p, recent) && asym_fits_cpu(w, util, recent)) {
+        if (!t->cluster_active || cpus_share_resources(t, recent, target))
+            return recent;
+    } else {
+        recent = -1;
+    }
+    if (t->asym_cpucapacity) {
+        const struct sched_domain *sd = highest_flag_domain(t, target, SD_ASYM_CPUCAPACITY);
+        if (sd) {
+            int i = select_idle_capacity(w, p, sd, target);
+            return i >= 0 ? i : target;
+        }
+    }
+    const struct sched_domain *sd = highest_flag_domain(t, target, SD_SHARE_LLC);
+    if (!sd)
+        return target;
+    bool has_idle_core = false;
+    if (t->smt_active) {
+        has_idle_core = w->sched.llc[t->llc_id[target]].has_idle_cores;
+        if (!has_idle_core && cpus_share_cache(t, prev, target)) {
+            int i = select_idle_smt(w, p, sd, prev);
+            if (i >= 0)
+                return i;
+        }
+    }
+    int i = select_idle_cpu(w, p, sd, has_idle_core, target);
+    if (i >= 0)
+        return i;
+    if (prev_aff >= 0)
+        return prev_aff;
+    if (recent >= 0)
+        return recent;
+    return target;
+}
+
+/* ---- SIS_UTIL --------------------------------------------------------------- */
+
+/* update_idle_cpu_scan: nr = llc_weight x (1 - (x x pct)^2 / 10000 / 1024)
+ * with x the LLC's summed util per CPU, so the scan shrinks as the LLC fills
+ * and stops at 85 % (100 / imbalance_pct 117). The kernel recomputes it in
+ * periodic load balancing of the LLC domain; here when the wake-up path
+ * needs it and the domain's balance interval (span weight ms) has passed. */
+int fair_nr_idle_scan(struct world *w, int cpu)
+{
+    const struct sched_topology *t = &w->sched.topo;
+    struct sched_llc_shared *sh = &w->sched.llc[t->llc_id[cpu]];
+    const struct sched_domain *sd = highest_flag_domain(t, cpu, SD_SHARE_LLC);
+    if (!sd)
+        return w->sched.ncpus;
+    sim_time_t interval = (sim_time_t)sd->min_interval_ms * SIM_NS_PER_MS;
+    if (sh->scan_update_ns >= 0 && w->q.now_ns - sh->scan_update_ns < interval)
+        return sh->nr_idle_scan;
+    uint64_t sum_util = 0, llc_weight = (uint64_t)sd->span->weight;
+    for (int i = 0; i < sd->span->weight; i++)
+        sum_util += (uint64_t)cpu_util_without(w, sd->span->cpus[i], NULL);
+    uint64_t x = sum_util / llc_weight, pct = (uint64_t)sd->imbalance_pct;
+    uint64_t tmp = x * x * pct * pct / (10000 * SCHED_CAPACITY_SCALE);
+    tmp = tmp < SCHED_CAPACITY_SCALE ? tmp : SCHED_CAPACITY_SCALE;
+    uint64_t y = (SCHED_CAPACITY_SCALE - tmp) * llc_weight / SCHED_CAPACITY_SCALE;
+    sh->nr_idle_scan = (int)y;
+    sh->scan_update_ns = w->q.now_ns;
+    return sh->nr_idle_scan;
+}
+
+/* ---- the fork/exec slow path (sched_balance_find_dst_cpu) ------------------ */
+
+/* Group types, lowest first (enum group_type); the slow path classifies
+ * into has_spare, fully_busy, misfit_task and overloaded only. */
+enum group_type {
+    group_has_spare,
+    group_fully_busy,
+    group_misfit_task,
+    group_smt_balance,
+    group_asym_packing,
+    group_imbalanced,
+    group_overloaded,
+};
+
+struct sg_wakeup_stats {
+    double avg_load, group_load, group_util, group_runnable;
+    unsigned long group_capacity;
+    int group_weight, sum_nr_running, idle_cpus;
+    bool misfit;
+    enum group_type group_type;
+};
+
+static int rq_nr_running(const struct world *w, int cpu)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    return (c->curr != NULL) + c->nr_queued;
+}
+
+static bool group_is_overloaded(int imbalance_pct, const struct sg_wakeup_stats *sgs)
+{
+    if (sgs->sum_nr_running <= sgs->group_weight)
+        return false;
+    if ((double)sgs->group_capacity * 100 < sgs->group_util * imbalance_pct)
+        return true;
+    return (double)sgs->group_capacity * imbalance_pct < sgs->group_runnable * 100;
+}
+
+static bool group_has_capacity(int imbalance_pct, const struct sg_wakeup_stats *sgs)
+{
+    if (sgs->sum_nr_running < sgs->group_weight)
+        return true;
+    if ((double)sgs->group_capacity * imbalance_pct < sgs->group_runnable * 100)
+        return false;
+    return (double)sgs->group_capacity * 100 > sgs->group_util * imbalance_pct;
+}
+
+/* update_sg_wakeup_stats: the group as it would be without p. Runnable
+ * equals load here (nice-0 tasks only). */
+static void update_sg_wakeup_stats(const struct world *w, const struct sched_domain *sd,
+                                   const struct sched_group *group, const struct task *p,
+                                   struct sg_wakeup_stats *sgs)
+{
+    *sgs = (struct sg_wakeup_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
+    double util_p = task_avg_now(w, p).util_avg;
+    for (int i = 0; i < group->span->weight; i++) {
+        int cpu = group->span->cpus[i];
+        sgs->group_load += cpu_load_without(w, cpu, p);
+        sgs->group_util += cpu_util_without(w, cpu, p);
+        int nr = rq_nr_running(w, cpu) - (p->cpu == cpu);
+        sgs->sum_nr_running += nr;
+        if (!nr && sched_cpu_idle(w, cpu))
+            sgs->idle_cpus++;
+        if (sgs->misfit && util_fits_cpu(w, util_p, cpu))
+            sgs->misfit = false;
+    }
+    sgs->group_runnable = sgs->group_load;
+    sgs->group_capacity = group->capacity;
+    sgs->group_weight = group->span->weight;
+    if (group_is_overloaded(sd->imbalance_pct, sgs))
+        sgs->group_type = group_overloaded;
+    else if (sgs->misfit)
+        sgs->group_type = group_misfit_task;
+    else if (!group_has_capacity(sd->imbalance_pct, sgs))
+        sgs->group_type = group_fully_busy;
+    else
+        sgs->group_type = group_has_spare;
+    if (sgs->group_type == group_fully_busy || sgs->group_type == group_overloaded)
+        sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / (double)sgs->group_capacity;
+}
+
+/* Whether group (sgs) is idler than the idlest so far: a lower type; same
+ * type: lower avg_load (busy), more capacity (misfit), more idle CPUs then
+ * less util (has_spare, 3edecfef0285). */
+static bool update_pick_idlest(const struct sched_group *idlest,
+                               const struct sg_wakeup_stats *idlest_sgs,
+                               const struct sched_group *group, const struct sg_wakeup_stats *sgs)
+{
+    if (sgs->group_type != idlest_sgs->group_type)
+        return sgs->group_type < idlest_sgs->group_type;
+    switch (sgs->group_type) {
+    case group_overloaded:
+    case group_fully_busy:
+        return idlest_sgs->avg_load > sgs->avg_load;
+    case group_misfit_task:
+        return idlest->max_capacity < group->max_capacity;
+    case group_has_spare:
+        if (idlest_sgs->idle_cpus != sgs->idle_cpus)
+            return idlest_sgs->idle_cpus < sgs->idle_cpus;
+        return idlest_sgs->group_util > sgs->group_util;
+    case group_smt_balance:
+    case group_asym_packing:
+    case group_imbalanced:
+        break;   /* not used in the slow wakeup path */
+    }
+    return false;
+}
+
+/* Whether p may run on some CPU of span (cpumask_intersects with cpus_ptr). */
+static bool span_allowed(const struct sched_span *span, const struct task *p)
+{
+    for (int i = 0; i < span->weight; i++)
+        if (task_allowed_on(p, span->cpus[i]))
+            return true;
+    return false;
+}
+
+/* adjust_numa_imbalance: up to imb_numa_nr running, a gap of 2 idle CPUs is
+ * tolerated to keep the task near its wakeup source. */
+static int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr)
+{
+    if (dst_running > imb_numa_nr)
+        return imbalance;
+    return imbalance <= 2 ? 0 : imbalance;
+}
+
+/* Local versus idlest group of the same type: whether to stay local. */
+static bool stay_local(const struct sched_domain *sd, const struct task *p,
+                       const struct sched_group *local, const struct sg_wakeup_stats *l,
+                       const struct sched_group *idlest, const struct sg_wakeup_stats *i)
+{
+    double imbalance = (double)NICE_0_LOAD * (sd->imbalance_pct - 100) / 100;
+    switch (l->group_type) {
+    case group_overloaded:
+    case group_fully_busy:
+        if ((sd->flags & SD_NUMA) && i->avg_load + imbalance >= l->avg_load)
+            return true;
+        if (i->avg_load >= l->avg_load + imbalance)
+            return true;
+        return 100 * l->avg_load <= sd->imbalance_pct * i->avg_load;
+    case group_misfit_task:
+        return local->max_capacity >= idlest->max_capacity;
+    case group_has_spare:
+        if (sd->flags & SD_NUMA) {
+            int allowed = 0;
+            for (int k = 0; k < local->span->weight; k++)
+                allowed += task_allowed_on(p, local->span->cpus[k]);
+            int imb_numa_nr = allowed < sd->imb_numa_nr ? allowed : sd->imb_numa_nr;
+            int gap = l->idle_cpus - i->idle_cpus;
+            if (!adjust_numa_imbalance(gap < 0 ? -gap : gap, l->sum_nr_running + 1, imb_numa_nr))
+                return true;
+        }
+        return l->idle_cpus >= i->idle_cpus;
+    case group_smt_balance:
+    case group_asym_packing:
+    case group_imbalanced:
+        return true;
+    }
+    return true;
+}
+
+/* sched_balance_find_dst_group: the idlest group of sd if p should move
+ * there from this_cpu's (local) group, else NULL. */
+static const struct sched_group *sched_balance_find_dst_group(const struct world *w,
+                                                              const struct sched_domain *sd,
+                                                              const struct task *p, int this_cpu)
+{
+    const struct sched_group *idlest = NULL, *local = NULL;
+    struct sg_wakeup_stats local_sgs = { 0 }, idlest_sgs = { .avg_load = 1e300,
+                                                            .group_type = group_overloaded };
+    for (int g = 0; g < sd->ngroups; g++) {
+        const struct sched_group *group = sd->groups[g];
+        if (!span_allowed(group->span, p))
+            continue;
+        struct sg_wakeup_stats sgs;
+        update_sg_wakeup_stats(w, sd, group, p, &sgs);
+        if (group->span->has[this_cpu]) {
+            local = group;
+            local_sgs = sgs;
+        } else if (update_pick_idlest(idlest, &idlest_sgs, group, &sgs)) {
+            idlest = group;
+            idlest_sgs = sgs;
+        }
+    }
+    if (!idlest)
+        return NULL;
+    if (!local)
+        return idlest;
+    if (local_sgs.group_type != idlest_sgs.group_type)
+        return local_sgs.group_type < idlest_sgs.group_type ? NULL : idlest;
+    return stay_local(sd, p, local, &local_sgs, idlest, &idlest_sgs) ? NULL : idlest;
+}
+
+/* Exit latency of the cpuidle state cpu is in (idle_get_state), -1 if none. */
+static int64_t idle_state_exit_ns(const struct world *w, int cpu)
+{
+    int state = w->idle.mode == IDLE_MODE_CPUIDLE ? w->idle.cpu[cpu].state : -1;
+    return state >= 0 ? w->idle.drv.states[state].exit_latency_ns : -1;
+}
+
+/* sched_balance_find_dst_group_cpu: the idle CPU in the shallowest state,
+ * ties to the most recently idled; none idle: the least loaded. */
+static int sched_balance_find_dst_group_cpu(const struct world *w, const struct sched_group *g,
+                                            const struct task *p, int this_cpu)
+{
+    int64_t min_exit = INT64_MAX;
+    /* Every CPU idle since the run began counts as idled at time 0 (on a
+     * real machine every CPU has run something since boot). */
+    sim_time_t latest_idle = -1;
+    double min_load = 1e300;
+    int least_loaded = this_cpu, shallowest = -1;
+    if (g->span->weight == 1)
+        return g->span->first;
+    for (int i = 0; i < g->span->weight; i++) {
+        int cpu = g->span->cpus[i];
+        if (!task_allowed_on(p, cpu))
+            continue;
+        if (sched_cpu_idle(w, cpu)) {
+            int64_t exit_ns = idle_state_exit_ns(w, cpu);
+            sim_time_t stamp = w->sched.cpu[cpu].idle_stamp_ns;
+            if (exit_ns >= 0 && exit_ns < min_exit) {
+                min_exit = exit_ns;
+                latest_idle = stamp;
+                shallowest = cpu;
+            } else if ((exit_ns < 0 || exit_ns == min_exit) && stamp > latest_idle) {
+                latest_idle = stamp;
+                shallowest = cpu;
+            }
+        } else if (shallowest == -1) {
+            double load = rq_avg_now(w, cpu).load_avg;
+            if (load < min_load) {
+                min_load = load;
+                least_loaded = cpu;
+            }
+        }
+    }
+    return shallowest != -1 ? shallowest : least_loaded;
+}
+
+/* Descend from sd: pick a group, a CPU in it, then go on in that CPU's
+ * highest sd_flag domain below the current span. */
+static int sched_balance_find_dst_cpu(const struct world *w, const struct sched_domain *sd,
+                                      const struct task *p, int cpu, int prev_cpu, unsigned sd_flag)
+{
+    const struct sched_topology *t = &w->sched.topo;
+    int new_cpu = cpu, n;
+    if (!span_allowed(sd->span, p))
+        return prev_cpu;
+    const struct sched_domain *base = sched_domains(t, cpu, &n);
+    while (sd) {
+        const struct sched_domain *child = sd > base ? sd - 1 : NULL;
+        if (!(sd->flags & sd_flag)) {
+            sd = child;
+            continue;
+        }
+        const struct sched_group *group = sched_balance_find_dst_group(w, sd, p, cpu);
+        if (!group) {
+            sd = child;
+            continue;
+        }
+        new_cpu = sched_balance_find_dst_group_cpu(w, group, p, cpu);
+        if (new_cpu == cpu) {
+            sd = child;
+            continue;
+        }
+        cpu = new_cpu;
+        int weight = sd->span->weight;
+        sd = NULL;
+        base = sched_domains(t, cpu, &n);
+        for (int l = 0; l < n && weight > base[l].span->weight; l++)
+            if (base[l].flags & sd_flag)
+                sd = &base[l];
+    }
+    return new_cpu;
+}
+
+/* ---- select_task_rq_fair ------------------------------------------------------ */
+
+void fair_post_init_util(struct world *w, struct task *p, int cpu)
+{
+    struct sched_avg rq = rq_avg_now(w, cpu);
+    double cap = ((double)capacity_of(w, cpu) - rq.util_avg) / 2;
+    p->avg.util_avg = 0;
+    if (cap <= 0)
+        return;
+    if (rq.util_avg > 0) {
+        double util = rq.util_avg * NICE_0_LOAD / (rq.load_avg + 1);
+        p->avg.util_avg = util < cap ? util : cap;
+    } else {
+        p->avg.util_avg = cap;
+    }
+}
+
+void fair_cpu_went_idle(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    if (!c->had_task)
+        return;
+    c->had_task = false;
+    c->idle_stamp_ns = w->q.now_ns;
+    /* __update_idle_core: the core is now wholly idle */
+    const struct sched_span *smt = smt_mask(w, cpu);
+    for (int i = 0; i < smt->weight; i++)
+        if (!sched_cpu_idle(w, smt->cpus[i]))
+            return;
+    set_idle_cores(w, cpu, true);
+}
+
+int select_task_rq_fair(struct world *w, struct task *p, int cpu, bool fork)
+{
+    int prev_cpu = p->prev_cpu, new_cpu = prev_cpu, n;
+    unsigned sd_flag = fork ? SD_BALANCE_FORK : SD_BALANCE_WAKE;
+    bool want_affine = false;
+    if (!fork) {
+        struct task *curr = cpu_current(w, cpu);
+        record_wakee(w, curr, p);
+        want_affine = !wake_wide(w, curr, p, cpu) && task_allowed_on(p, cpu);
+    }
+    const struct sched_domain *d = sched_domains(&w->sched.topo, cpu, &n), *sd = NULL;
+    for (int l = 0; l < n; l++) {
+        const struct sched_domain *tmp = &d[l];
+        if (want_affine && (tmp->flags & SD_WAKE_AFFINE) && tmp->span->has[prev_cpu]) {
+            if (cpu != prev_cpu)
+                new_cpu = wake_affine(w, tmp, p, cpu, prev_cpu);
+            sd = NULL;
+            break;
+        }
+        if (tmp->flags & sd_flag)
+            sd = tmp;
+        else if (!want_affine)
+            break;
+    }
+    if (sd)
+        return sched_balance_find_dst_cpu(w, sd, p, cpu, prev_cpu, sd_flag);
+    if (!fork)
+        return select_idle_sibling(w, p, prev_cpu, new_cpu);
+    return new_cpu;
+}
