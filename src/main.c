@@ -1,5 +1,6 @@
 /* pmlab: Linux CPU power-management policies on a simulated machine.
  * Entry point: dispatch to a subcommand (src/cli/). */
+#include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,11 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* GSL's default error handler aborts the process. Every GSL call pmlab
+     * makes is checked instead (a NaN or an error status comes back), so
+     * switch it off, once, before any thread starts: it is GSL's one
+     * process-wide setting. */
+    gsl_set_error_handler_off();
     if (argc < 2) {
         usage(stderr);
         return EXIT_BAD_INPUT;

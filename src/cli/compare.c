@@ -45,7 +45,8 @@ static void compare_usage(void)
            "\n"
            "Exit status: 0 success, 1 the report could not be written, 2 bad input (a missing\n"
            "or unreadable file, not a pmlab result, different scenarios or machines, no\n"
-           "common metric), with one line on stderr saying what is wrong.\n");
+           "common metric, a metric or series name over %d characters), with one line on\n"
+           "stderr saying what is wrong.\n", RPT_NAME_MAX - 1);
 }
 
 /* One saved result: the parsed document and its identifying fields (which
@@ -66,6 +67,31 @@ static const char *cmp_str(const json_t *obj, const char *key)
 static bool cmp_variant_ok(const json_t *v)
 {
     return json_is_object(v) && cmp_str(v, "name") && json_is_object(json_object_get(v, "metrics"));
+}
+
+/* The first metric, series or column name of variant v that the results
+ * model cannot hold (RPT_NAME_MAX with its NUL), or NULL. Such a name would
+ * be cut when stored, and two names cut alike would then be one metric. */
+static const char *cmp_long_name(const json_t *v, const char **kind)
+{
+    const char *name;
+    const json_t *x;
+    *kind = "metric";
+    json_object_foreach(json_object_get(v, "metrics"), name, x)
+        if (strlen(name) >= RPT_NAME_MAX)
+            return name;
+    json_object_foreach(json_object_get(v, "series"), name, x) {
+        *kind = "series";
+        if (strlen(name) >= RPT_NAME_MAX)
+            return name;
+        size_t i;
+        const json_t *c;
+        *kind = "series column";
+        json_array_foreach(json_object_get(x, "columns"), i, c)
+            if (json_string_value(c) && strlen(json_string_value(c)) >= RPT_NAME_MAX)
+                return json_string_value(c);
+    }
+    return NULL;
 }
 
 /* What is missing for root to be a pmlab result, or NULL if nothing. */
@@ -105,6 +131,16 @@ static int cmp_load(struct cmp_file *f)
     if (why) {
         fprintf(stderr, "pmlab compare: %s: %s\n", f->path, why);
         return -1;
+    }
+    size_t i;
+    const json_t *v;
+    json_array_foreach(json_object_get(f->root, "variants"), i, v) {
+        const char *kind, *name = cmp_long_name(v, &kind);
+        if (name) {
+            fprintf(stderr, "pmlab compare: %s: %s name '%s' is longer than %d characters\n",
+                    f->path, kind, name, RPT_NAME_MAX - 1);
+            return -1;
+        }
     }
     f->scenario = cmp_str(f->root, "scenario");
     f->machine = cmp_str(f->root, "machine");

@@ -1,6 +1,7 @@
 /* csv: one row per (variant, metric), RFC 4180 quoting, for spreadsheets and
  * scripts. Columns after ci95_hi hold the comparison with the first variant and
  * are empty on the first variant's rows. */
+#include <math.h>
 #include <string.h>
 
 #include "report/results.h"
@@ -20,6 +21,17 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* ",x" with x in %.*g, or "," alone for a number that is not there: printf
+ * writes NaN as "nan" or "-nan" by its sign bit, which spreadsheets read as
+ * text; an empty field is what CSV readers take as missing. */
+static void csv_num(FILE *out, int prec, double x)
+{
+    if (isfinite(x))
+        fprintf(out, ",%.*g", prec, x);
+    else
+        fputc(',', out);
+}
+
 static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
@@ -33,14 +45,21 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             csv_field(out, r->machine);
             fputc(',', out);
             csv_field(out, var->name);
-            fprintf(out, ",%s,%s,%d,%.10g,%.10g,%.10g,%.10g", m->name, m->unit, m->n, m->mean,
-                    m->stddev, m->ci_lo, m->ci_hi);
+            fprintf(out, ",%s,%s,%d", m->name, m->unit, m->n);
+            csv_num(out, 10, m->mean);
+            csv_num(out, 10, m->stddev);
+            csv_num(out, 10, m->ci_lo);
+            csv_num(out, 10, m->ci_hi);
             const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
-            if (c && v > 0)
-                fprintf(out, ",%.6g,%.6g,%.6g,%.6g,%s\n", c->delta_pct, c->ci_lo_pct,
-                        c->ci_hi_pct, c->p_value, c->verdict);
-            else
+            if (c && v > 0) {
+                csv_num(out, 6, c->delta_pct);
+                csv_num(out, 6, c->ci_lo_pct);
+                csv_num(out, 6, c->ci_hi_pct);
+                csv_num(out, 6, c->p_value);
+                fprintf(out, ",%s\n", c->verdict ? c->verdict : "");
+            } else {
                 fputs(",,,,,\n", out);
+            }
         }
     }
 }

@@ -91,7 +91,7 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "delta_pct", json_num(c->delta_pct));
     json_object_set_new(o, "ci95_pct", json_pack("[oo]", json_num(c->ci_lo_pct), json_num(c->ci_hi_pct)));
     json_object_set_new(o, "p_value", json_num(c->p_value));
-    json_object_set_new(o, "verdict", json_str(c->verdict));
+    json_object_set_new(o, "verdict", c->verdict ? json_string(c->verdict) : json_null());
     return o;
 }
 

@@ -35,10 +35,14 @@ void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
     slot->value = value;
 }
 
+/* Names are stored cut to RPT_NAME_MAX - 1 bytes (str_copy), so lookups
+ * compare as much: a longer name then finds the entry it made instead of
+ * adding another each time, which overran the per-replication arrays that
+ * rpt_variant_summarize sizes by the number of sets. */
 const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name)
 {
     for (int i = 0; i < s->n; i++)
-        if (strcmp(s->m[i].name, name) == 0)
+        if (strncmp(s->m[i].name, name, RPT_NAME_MAX - 1) == 0)
             return &s->m[i];
     return NULL;
 }
@@ -79,7 +83,7 @@ const struct rpt_metric_value *rpt_scope_get(const struct rpt_metric_set *s,
 const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name)
 {
     for (int i = 0; i < s->nseries; i++)
-        if (strcmp(s->series[i].name, name) == 0)
+        if (strncmp(s->series[i].name, name, RPT_NAME_MAX - 1) == 0) /* as rpt_set_get */
             return &s->series[i];
     return NULL;
 }
@@ -238,12 +242,24 @@ const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, co
 
 static const char *rpt_verdict(enum rpt_better better, double lo, double hi)
 {
+    if (isnan(lo) || isnan(hi))
+        return NULL; /* no usable values: nothing to judge */
     if (lo <= 0 && hi >= 0)
         return "noise";
     bool up = lo > 0;
     if (better == RPT_NEUTRAL)
         return up ? "higher" : "lower";
     return (up == (better == RPT_HIGHER_BETTER)) ? "better" : "worse";
+}
+
+/* Welch-Satterthwaite degrees of freedom, written with each side's share of
+ * the variance of the difference so that tiny or huge variances neither
+ * underflow nor overflow: (vb + vv)^2 / (vb^2 / ...) is 0/0 for variances
+ * near 1e-320, and GSL's t functions reject the NaN. */
+static double rpt_welch_df(double vb, int nb, double vv, int nv)
+{
+    double a = vb / (vb + vv), b = vv / (vb + vv);
+    return 1 / (a * a / (nb - 1) + b * b / (nv - 1));
 }
 
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
@@ -258,9 +274,12 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
      * "n/a" in the table); no change from zero is 0 %. */
     double scale = fabs(base->mean) > 0 ? 100.0 / fabs(base->mean) : diff == 0 ? 0 : NAN;
     double lo = diff, hi = diff, p = 1.0;
-    if (se > 0 && base->n > 1 && var->n > 1) {
-        double df = (vb + vv) * (vb + vv) /
-                    (vb * vb / (base->n - 1) + vv * vv / (var->n - 1));
+    if (!isfinite(diff) || !isfinite(se)) {
+        /* A NaN replication, or values beyond the range of a double: no CI,
+         * no p-value, no verdict (GSL would be handed NaN). */
+        lo = hi = p = NAN;
+    } else if (se > 0 && base->n > 1 && var->n > 1) {
+        double df = rpt_welch_df(vb, base->n, vv, var->n);
         double t = diff / se;
         p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
         double half = gsl_cdf_tdist_Pinv(0.975, df) * se;

@@ -122,8 +122,9 @@ struct rpt_comparison {
     const char *base, *variant;   /* variant names (owned by the variants) */
     double delta_pct;             /* 100 (mean_v - mean_b) / |mean_b| */
     double ci_lo_pct, ci_hi_pct;  /* 95 % CI of the delta, Welch-Satterthwaite */
-    double p_value;               /* two-sided Welch t-test; 1 when undefined */
-    const char *verdict;          /* better | worse | noise (higher | lower for neutral metrics) */
+    double p_value;               /* two-sided Welch t-test; 1 when undefined; NaN as verdict */
+    const char *verdict;          /* better | worse | noise (higher | lower for neutral metrics);
+                                   * NULL when a side has no usable values (NaN) */
 };
 
 struct rpt_results {

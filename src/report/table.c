@@ -16,7 +16,12 @@ static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
     double half = (m->ci_hi - m->ci_lo) / 2;
     double mag = fabs(m->mean);
     int prec = mag >= 1000 ? 0 : mag >= 100 ? 1 : mag >= 1 ? 2 : 4;
-    snprintf(buf, size, "%.*f ± %.*f", prec, m->mean, prec, half);
+    if (!isfinite(m->mean)) /* a NaN replication, or beyond a double */
+        snprintf(buf, size, "n/a");
+    else if (mag >= 1e9 || !isfinite(half)) /* keep the column's width */
+        snprintf(buf, size, "%.4g ± %.2g", m->mean, half);
+    else
+        snprintf(buf, size, "%.*f ± %.*f", prec, m->mean, prec, half);
 }
 
 static void table_header(const struct rpt_results *r, FILE *out)
@@ -84,6 +89,11 @@ static void table_metrics(const struct rpt_results *r, FILE *out)
             }
             table_mean_ci(mv, b, sizeof b);
             char ci[40], delta[16];
+            if (!c->verdict) {
+                fprintf(out, " %-14s %-22s %8s  %-19s %7s  %s", var->name, b, "n/a", "(no usable values)",
+                        "n/a", "n/a");
+                continue;
+            }
             if (isnan(c->delta_pct)) {
                 snprintf(delta, sizeof delta, "n/a");
                 snprintf(ci, sizeof ci, "(zero baseline)");
