@@ -1,5 +1,6 @@
 /* pmlab: Linux CPU power-management policies on a simulated machine.
  * Entry point: dispatch to a subcommand (src/cli/). */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,13 +32,9 @@ static void usage(FILE *out)
             PMLAB_VERSION);
 }
 
-int main(int argc, char **argv)
+/* Dispatch argv to a command; its exit status. */
+static int dispatch(int argc, char **argv)
 {
-    /* GSL's default error handler aborts the process. Every GSL call pmlab
-     * makes is checked instead (a NaN or an error status comes back), so
-     * switch it off, once, before any thread starts: it is GSL's one
-     * process-wide setting. */
-    gsl_set_error_handler_off();
     if (argc < 2) {
         usage(stderr);
         return EXIT_BAD_INPUT;
@@ -61,4 +58,24 @@ int main(int argc, char **argv)
     fprintf(stderr, "pmlab: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    /* GSL's default error handler aborts the process. Every GSL call pmlab
+     * makes is checked instead (a NaN or an error status comes back), so
+     * switch it off, once, before any thread starts: it is GSL's one
+     * process-wide setting. */
+    gsl_set_error_handler_off();
+    int rc = dispatch(argc, argv);
+    /* Output that never arrived is a failure, whichever command wrote it
+     * (explain > /dev/full, a closed pipe): exit 1 like a failed run. A
+     * command that already failed has said why and keeps its status. */
+    errno = 0;
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "pmlab: error writing standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        rc = EXIT_RUN_FAILED;
+    }
+    return rc;
 }

@@ -39,3 +39,125 @@ grep -q '"verdict": null' "$T/o" || fail "json verdict should be null"
 expect_exit 0 "$P" compare "$D/cmp-nan-verdict-worse.json" "$D/cmp-nan-verdict-worse.json"
 grep -q '^ .* b  *n/a  *n/a  *(no usable values)  *n/a  n/a$' "$T/o" || fail "table: $(grep -A1 '^m ' "$T/o")"
 ok "compare: a metric without usable values gets no verdict; csv has no nan"
+
+# --- Files and processes -------------------------------------------------
+S=scenarios/example-rr.ini
+FAIL=tests/data/scenarios/overload.ini
+ABS_P=$(cd "$(dirname "$P")" && pwd)/$(basename "$P")
+ROOT=$(pwd)
+
+# A failed run removed its --output target whatever it was (as root, a
+# failed run with --output /dev/null deleted /dev/null). A FIFO stands in
+# for a device node a user cannot create; a regular file keeps its contents.
+mkfifo "$T/fifo"
+cat "$T/fifo" >/dev/null &
+expect_exit 1 "$P" run "$FAIL" --quick --quiet --output "$T/fifo"
+wait
+[ -p "$T/fifo" ] || fail "a failed run removed the FIFO it was given as --output"
+echo previous >"$T/prev.txt"
+expect_exit 1 "$P" run "$FAIL" --quick --quiet --output "$T/prev.txt"
+[ "$(cat "$T/prev.txt")" = previous ] || fail "a failed run changed --output"
+[ -z "$(ls -A "$T" | grep pmlab)" ] || fail "temporary files left: $(ls -A "$T")"
+ok "a failed run removes nothing it did not create; --output keeps its contents"
+
+# Interrupted: every output keeps its previous contents, one line says what
+# was not written, exit 128 + signal. The signal is sent once the temporary
+# output exists, i.e. once pmlab is past setting up its watcher. A shell
+# starts background jobs with SIGINT ignored (and pmlab keeps it so, as it
+# does SIGHUP under nohup): env restores the default.
+interrupt() { # signal, status
+    mkdir -p "$T/int-rep" && echo old-report >"$T/int-rep/report.md"
+    env --default-signal=INT "$P" run tests/data/robust/long-run.ini --quiet --jobs 1 --output "$T/prev.txt" \
+        --report "$T/int-rep" --plot "$T/int-new" 2>"$T/int-e" &
+    pid=$!
+    i=0
+    until ls -A "$T" | grep -q '^\.prev\.txt\.pmlab-'; do
+        i=$((i + 1)); [ $i -lt 300 ] || fail "no temporary --output after 30 s"; sleep 0.1
+    done
+    kill -"$1" $pid
+    set +e; wait $pid; rc=$?; set -e
+    [ $rc -eq "$2" ] || fail "SIG$1: exit $rc, want $2 ($(cat "$T/int-e"))"
+    [ "$(wc -l <"$T/int-e")" -le 2 ] && grep -q "interrupted by SIG$1: .*prev.txt, .*int-new/, .*int-rep/ not written (previous contents kept)" "$T/int-e" ||
+        fail "SIG$1 message: $(cat "$T/int-e")"
+    [ "$(cat "$T/prev.txt")" = previous ] || fail "SIG$1: --output lost its contents"
+    [ "$(ls -A "$T/int-rep")" = report.md ] && [ "$(cat "$T/int-rep/report.md")" = old-report ] ||
+        fail "SIG$1: --report directory changed: $(ls -A "$T/int-rep")"
+    [ ! -e "$T/int-new" ] || fail "SIG$1: the --plot directory pmlab created is left"
+    [ -z "$(ls -A "$T" | grep pmlab)" ] || fail "SIG$1: temporary files left"
+}
+interrupt INT 130
+interrupt TERM 143
+# Ignored on entry, a signal stays ignored.
+"$P" run "$S" --quick --reps 2 --quiet --output "$T/nohup.txt" &
+pid=$!
+sleep 0.5 # past the shell's fork, which sets SIG_IGN before exec
+kill -INT $pid 2>/dev/null || true
+wait $pid || fail "SIGINT ignored on entry interrupted the run"
+[ -s "$T/nohup.txt" ] || fail "SIGINT ignored on entry: no output"
+ok "SIGINT/SIGTERM: exit 130/143, previous outputs intact, one line on what was not written"
+
+# Two runs writing the same --report directory at once mixed their files:
+# each run's files now land together.
+"$P" run "$S" --quick --reps 2 --quiet --seed 1 --report "$T/ref1" >/dev/null
+"$P" run "$S" --quick --reps 2 --quiet --seed 2 --report "$T/ref2" >/dev/null
+"$P" run "$S" --quick --reps 2 --quiet --seed 1 --report "$T/both" >/dev/null &
+"$P" run "$S" --quick --reps 2 --quiet --seed 2 --report "$T/both" >/dev/null
+wait
+from=""
+for f in "$T/both"/*.md "$T/both"/*.dat "$T/both"/*.html; do
+    b=$(basename "$f")
+    if cmp -s "$f" "$T/ref1/$b"; then this=1; elif cmp -s "$f" "$T/ref2/$b"; then this=2; else
+        fail "$b is from neither run"; fi
+    [ -z "$from" ] || [ "$from" = $this ] || fail "--report mixes the two runs' files ($b)"
+    from=$this
+done
+[ -n "$from" ] && [ -z "$(ls -A "$T/both" | grep pmlab)" ] || fail "concurrent --report: $(ls -A "$T/both")"
+ok "two runs into one --report directory: one run's complete set"
+
+# gnuplot: a directory name is never pasted into a script (a quote broke
+# every plot; this name ran a command).
+if command -v gnuplot >/dev/null 2>&1; then
+    evil="x'; system 'touch PWNED'; print '"
+    (cd "$T" && "$ABS_P" run "$ROOT/$S" --quick --reps 2 --quiet --plot "$evil" >/dev/null 2>"$T/e") ||
+        fail "--plot with a quote in the name: $(cat "$T/e")"
+    [ ! -e "$T/PWNED" ] && [ ! -e "$T/$evil/PWNED" ] || fail "a --plot directory name ran a command"
+    [ -s "$T/$evil/residency.png" ] && [ -s "$T/$evil/residency.svg" ] || fail "no plots in '$evil'"
+    ! grep -q "$T" "$T/$evil/residency.gp" || fail "a path in a gnuplot script"
+    ok "--plot directory names never reach gnuplot code"
+fi
+
+# Write errors are reported as what they are; --output keeps its contents.
+expect_exit 1 "$P" run "$S" --quick --reps 2 --quiet --output /dev/full
+grep -q 'error writing /dev/full: No space left on device' "$T/e" || fail "/dev/full: $(cat "$T/e")"
+(ulimit -f 4; trap '' XFSZ; "$P" run "$S" --quick --reps 2 --quiet --output "$T/prev.txt" \
+    >/dev/null 2>"$T/e") && fail "a write past RLIMIT_FSIZE succeeded"
+grep -q "error writing $T/prev.txt: File too large" "$T/e" || fail "EFBIG: $(cat "$T/e")"
+[ "$(cat "$T/prev.txt")" = previous ] || fail "a failed write changed --output"
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && command -v gnuplot >/dev/null 2>&1 &&
+    unshare -m true 2>/dev/null; then
+    # A small file system in a private mount namespace: the report's plots
+    # fill it, and the error says so (it blamed gnuplot and left 0-byte files).
+    mkdir "$T/fs"
+    set +e
+    unshare -m sh -c "mount -t tmpfs -o size=48k tmpfs '$T/fs' &&
+        '$P' run '$S' --quick --reps 2 --quiet --report '$T/fs/rep' >/dev/null 2>'$T/e';
+        rc=\$?; ls -A '$T/fs' >'$T/fs-ls'; exit \$rc"
+    rc=$?
+    set -e
+    [ $rc -eq 1 ] || fail "full disk: exit $rc ($(cat "$T/e"))"
+    grep -q 'No space left on device' "$T/e" || fail "full disk: $(cat "$T/e")"
+    [ ! -s "$T/fs-ls" ] || fail "full disk: files left: $(cat "$T/fs-ls")"
+    ok "a full disk is reported as such, nothing half-written is left"
+else
+    echo "ok - full-disk report test # SKIP needs root, unshare and gnuplot"
+fi
+ok "write errors name their cause (ENOSPC, EFBIG)"
+
+# Every command fails when its output cannot be written.
+for c in "explain $S" params machines --help "run --help" "help compare" --version; do
+    # shellcheck disable=SC2086
+    set +e; "$P" $c >/dev/full 2>"$T/e"; rc=$?; set -e
+    [ $rc -eq 1 ] || fail "'pmlab $c >/dev/full': exit $rc"
+    grep -q 'No space left on device' "$T/e" || fail "'pmlab $c >/dev/full': $(cat "$T/e")"
+done
+ok "explain, params, machines, --help, --version: exit 1 on a full stdout"
