@@ -243,6 +243,15 @@ static int scn_load_machine(struct scn_parse *st, const struct scenario_load_opt
     return s->machine ? 0 : -1;
 }
 
+/* The line of the first key `key` of section sec, or 0. */
+static int scn_key_line(const struct scn_parse *st, int sec, const char *key)
+{
+    for (int i = 0; i < st->nkv; i++)
+        if (st->kv[i].sec == sec && strcmp(st->kv[i].key, key) == 0)
+            return st->kv[i].line;
+    return 0;
+}
+
 static int scn_workload(struct scn_parse *st, struct diag *d)
 {
     struct scenario *s = st->s;
@@ -258,6 +267,10 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
     }
     if (!s->wl)
         return diag_error(d, st->path, st->sec_line[SEC_WORKLOAD], "[workload] needs 'type = NAME'");
+    if (s->wl->needs_vm && s->nvms == 0)
+        return diag_error(d, st->path, scn_key_line(st, SEC_WORKLOAD, "type"),
+                          "%s runs inside a VM: the scenario needs a [vm NAME] section (docs/vms.md)",
+                          s->wl->name);
     s->wl_cfg = xmalloc(s->wl->config_size);
     s->wl_cfg_quick = xmalloc(s->wl->config_size);
     wl_config_defaults(s->wl, s->wl_cfg);

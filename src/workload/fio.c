@@ -219,4 +219,5 @@ const struct wl_ops wl_fio_ops = {
     .nload_points = NULL,
     .run = fio_run_point,
     .combine = NULL,
+    .needs_vm = true,
 };

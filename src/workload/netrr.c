@@ -189,4 +189,5 @@ const struct wl_ops wl_netrr_ops = {
     .nload_points = NULL,
     .run = netrr_run_point,
     .combine = NULL,
+    .needs_vm = true,
 };
