@@ -1,5 +1,6 @@
 /* run: `pmlab run SCENARIO`: load, run every job, print the report. */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -313,6 +314,35 @@ static void run_ci_verdict(const struct run_args *a, const struct rpt_results *r
     }
 }
 
+/* One stderr line per variant with metrics that have no value in some
+ * replication (NaN: a window in which no request completed has no latency),
+ * since those get no mean, CI or verdict. Printed even with --quiet. */
+static void run_warn_no_value(const struct rpt_results *r)
+{
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        int most = 0, shown = 0;
+        char names[400] = "";
+        for (int i = 0; i < var->nmetrics; i++) {
+            const struct rpt_metric *m = &var->metrics[i];
+            int nan = 0;
+            for (int k = 0; k < m->n; k++)
+                nan += isnan(m->values[k]);
+            if (!nan)
+                continue;
+            most = nan > most ? nan : most;
+            size_t len = strlen(names);
+            if (shown++ < 8)
+                snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", m->name);
+        }
+        if (shown)
+            fprintf(stderr, "pmlab run: warning: variant %s: %s%s without a value in %d of %d "
+                    "replications (nothing to measure in the window, e.g. no request completed): "
+                    "no mean, CI or verdict\n", var->name, names, shown > 8 ? ", ..." : "", most,
+                    r->reps);
+    }
+}
+
 /* The one-line summary: runs, events, speed, replications, memory. */
 static void run_summary(const struct scenario *s, const struct runner_stats *st)
 {
@@ -397,6 +427,7 @@ static int run_write_outputs(const struct run_args *a, const struct scenario *s,
 {
     int rc = run_report(fmt, r, o, a->output);
     run_ci_verdict(a, r);
+    run_warn_no_value(r);
     if (a->plot_dir &&
         run_commit_dir(&o->plot, run_plots(r, o->plot.stage, a->plot_dir, a->quiet), "--plot"))
         rc = EXIT_RUN_FAILED;

@@ -170,9 +170,9 @@ static void fio_collect(struct world *w, struct fio_run *run, struct rpt_metric_
     rpt_set_put(out, "read_mbps", "MB/s", RPT_HIGHER_BETTER,
                 iops * (double)run->cfg->bs_kb * 1024.0 / 1e6);
     rpt_set_put(out, "iops", "1/s", RPT_HIGHER_BETTER, iops);
-    rpt_set_put(out, "lat_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean(run->lat) / 1000.0);
+    rpt_set_put(out, "lat_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean_us(run->lat));
     rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER,
-                sim_hist_percentile(run->lat, 99) / 1000.0);
+                sim_hist_percentile_us(run->lat, 99));
     world_collect_metrics(w, out);
 }
 

@@ -171,9 +171,9 @@ static int netrr_run_point(struct world *w, const void *cfgp, int load_point,
     world_run_until(w, run.measure_start_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS));
     double window_s = cfg->duration_ms / 1000.0;
     rpt_set_put(out, "trans_per_s", "1/s", RPT_HIGHER_BETTER, (double)run.completed / window_s);
-    rpt_set_put(out, "rtt_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean(run.rtt) / 1000.0);
+    rpt_set_put(out, "rtt_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean_us(run.rtt));
     rpt_set_put(out, "rtt_p99_us", "us", RPT_LOWER_BETTER,
-                sim_hist_percentile(run.rtt, 99) / 1000.0);
+                sim_hist_percentile_us(run.rtt, 99));
     world_collect_metrics(w, out);
     w->wl_state = NULL;
     free(run.rtt);

@@ -161,3 +161,24 @@ for c in "explain $S" params machines --help "run --help" "help compare" --versi
     grep -q 'No space left on device' "$T/e" || fail "'pmlab $c >/dev/full': $(cat "$T/e")"
 done
 ok "explain, params, machines, --help, --version: exit 1 on a full stdout"
+
+# --- Input ----------------------------------------------------------------
+# A UTF-8 byte order mark before the first section (inih skips it; pmlab's
+# line reader did not); an indented section header after a key (both a
+# continuation of the key and a section); a directory as the scenario ("no
+# [scenario] section"). NUL bytes: tests/data/scenarios/bad-nul-*.ini.
+expect_exit 0 "$P" explain tests/data/robust/bom.ini
+grep -q '^variant a: kernel 6.12' "$T/o" || fail "BOM: $(cat "$T/o")"
+expect_exit 0 "$P" explain tests/data/robust/indented-section.ini
+grep -q '^variant b: kernel 6.6' "$T/o" || fail "indented [variant b] is not a section"
+expect_exit 2 "$P" explain tests/data
+grep -q '^tests/data: is a directory, not a file$' "$T/e" || fail "directory: $(cat "$T/e")"
+ok "BOM skipped, indented section header is a section, a directory is named as such"
+
+# A window in which no request completed has no latency (it was 0.0, as if
+# infinitely fast), and says so.
+expect_exit 0 "$P" run tests/data/robust/no-completions.ini --quiet --format csv
+grep -q '^no-completions,skx-2s,a,lat_p99_us,us,2,,,,,,,,,$' "$T/o" || fail "no completions: $(grep lat_p99 "$T/o")"
+grep -q '^pmlab run: warning: variant a: lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us without a value in 2 of 2 replications' "$T/e" ||
+    fail "no warning: $(cat "$T/e")"
+ok "no completed request: latencies without a value, and a warning"
