@@ -291,25 +291,25 @@ static void cmp_build_variant(const struct cmp_file *a, const struct cmp_file *b
     free(sets);
 }
 
-/* name, or "PREFIX:name" when it collides with the baseline's name. */
-static void cmp_shown_name(const char *name, const char *prefix, bool collides, char *buf,
-                           size_t size)
+/* name, or "PREFIX:name" when it collides with the baseline's name
+ * (allocated). */
+static char *cmp_shown_name(const char *name, const char *prefix, bool collides)
 {
-    snprintf(buf, size, "%s%s", collides ? prefix : "", name);
+    return xasprintf("%s%s", collides ? prefix : "", name);
 }
 
 static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
                              struct rpt_results *r)
 {
-    char desc[1024];
     json_int_t seed_a = json_integer_value(json_object_get(a->root, "seed"));
     json_int_t seed_b = json_integer_value(json_object_get(b->root, "seed"));
-    snprintf(desc, sizeof desc, "compare: baseline from %s (seed %lld, %lld replications), "
-             "variants from %s (seed %lld, %lld replications)", a->path, (long long)seed_a,
-             (long long)json_integer_value(json_object_get(a->root, "reps")), b->path,
-             (long long)seed_b, (long long)json_integer_value(json_object_get(b->root, "reps")));
+    r->description = xasprintf("compare: baseline from %s (seed %lld, %lld replications), "
+                               "variants from %s (seed %lld, %lld replications)", a->path,
+                               (long long)seed_a,
+                               (long long)json_integer_value(json_object_get(a->root, "reps")),
+                               b->path, (long long)seed_b,
+                               (long long)json_integer_value(json_object_get(b->root, "reps")));
     r->scenario = xstrdup(a->scenario);
-    r->description = xstrdup(desc);
     r->machine = xstrdup(a->machine);
     r->machine_desc = xstrdup("as recorded in the saved results");
     r->seed = (uint64_t)seed_a;
@@ -335,13 +335,14 @@ static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct
         collides |= strcmp(cmp_str(v, "name"), base_name) == 0;
     r->nvariants = 1 + (int)json_array_size(b->variants);
     r->variants = xcalloc((size_t)r->nvariants, sizeof *r->variants);
-    char shown[256];
-    cmp_shown_name(base_name, "A:", collides, shown, sizeof shown);
+    char *shown = cmp_shown_name(base_name, "A:", collides);
     cmp_build_variant(a, b, base, shown, &r->variants[0]);
+    free(shown);
     json_array_foreach(b->variants, i, v) {
         const char *name = cmp_str(v, "name");
-        cmp_shown_name(name, "B:", strcmp(name, base_name) == 0, shown, sizeof shown);
+        shown = cmp_shown_name(name, "B:", strcmp(name, base_name) == 0);
         cmp_build_variant(a, b, v, shown, &r->variants[i + 1]);
+        free(shown);
     }
     rpt_compare_all(r);
 }

@@ -91,10 +91,10 @@ static int machines_main(int argc, char **argv)
     }
     int rc = 0;
     for (int i = 0; i < n; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *path = xasprintf("%s/%s", dir, names[i]);
         struct diag d = { 0 };
         struct hw_machine *m = hw_machine_load(path, &d);
+        free(path);
         if (m)
             machines_print(m);
         else

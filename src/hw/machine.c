@@ -871,10 +871,7 @@ struct hw_machine *hw_machine_load(const char *path, struct diag *d)
     struct hw_machine *m = xcalloc(1, sizeof *m);
     struct loader ld = { .path = path, .m = m, .last_key = -1 };
     static const struct inifile_ops ops = { .section = on_section, .key = on_key };
-    if (str_copy(m->path, sizeof m->path, path) != 0) {
-        diag_error(d, path, 0, "path longer than %zu characters", sizeof m->path - 1);
-        goto fail;
-    }
+    m->path = xstrdup(path);
     if (inifile_parse(path, &ops, &ld, d) != 0)
         goto fail;
     if (close_section(&ld, d) != 0 || check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0)
@@ -894,24 +891,33 @@ void hw_machine_free(struct hw_machine *m)
         return;
     free(m->cpus);
     free(m->cores);
+    free(m->path);
     free(m);
+}
+
+char *hw_machine_find_path(const char *name, const char *dirs)
+{
+    if (!name || !*name || strchr(name, '/') || !dirs)
+        return NULL;
+    for (const char *p = dirs;;) {
+        size_t len = strcspn(p, ":");
+        const char *sep = len && p[len - 1] != '/' ? "/" : "";
+        char *path = xasprintf("%.*s%s%s.ini", (int)len, p, sep, name);
+        if (access(path, R_OK) == 0)
+            return path;
+        free(path);
+        if (!p[len])
+            return NULL;
+        p += len + 1;
+    }
 }
 
 int hw_machine_find(const char *name, const char *dirs, char *out, size_t outsz)
 {
-    if (!name || !*name || strchr(name, '/') || !dirs)
-        return -1;
-    for (const char *p = dirs;;) {
-        size_t len = strcspn(p, ":");
-        char path[4096];
-        const char *sep = len && p[len - 1] != '/' ? "/" : "";
-        int n = snprintf(path, sizeof path, "%.*s%s%s.ini", (int)len, p, sep, name);
-        if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0)
-            return str_copy(out, outsz, path);
-        if (!p[len])
-            return -1;
-        p += len + 1;
-    }
+    char *path = hw_machine_find_path(name, dirs);
+    int rc = path ? str_copy(out, outsz, path) : -1;
+    free(path);
+    return rc;
 }
 
 double hw_core_active_power_mw(const struct hw_core_type *t, uint32_t freq_mhz)

@@ -134,7 +134,7 @@ struct hw_calib_desc {
 struct hw_machine {
     char name[HW_NAME_MAX];
     char description[HW_TEXT_MAX];
-    char path[256];                /* the file it was loaded from */
+    char *path;                    /* the file it was loaded from (owned) */
     char vendor[HW_NAME_MAX];      /* "intel" */
     char cpu_model[HW_NAME_MAX];   /* kernel's INTEL_FAM6 name: "SKYLAKE_X", "ALDERLAKE" */
     int packages;
@@ -162,7 +162,10 @@ struct hw_machine *hw_machine_load(const char *path, struct diag *d);
 void hw_machine_free(struct hw_machine *m);
 
 /* Find machine NAME: NAME.ini in each directory of the colon-separated list
- * dirs, in order. Writes the path to out. Returns 0, or -1 if not found. */
+ * dirs, in order. Returns its path (the caller frees it), or NULL if not
+ * found. */
+char *hw_machine_find_path(const char *name, const char *dirs);
+/* The same into out; -1 also when the path does not fit. */
 int hw_machine_find(const char *name, const char *dirs, char *out, size_t outsz);
 
 /* A calibration constant by key: the file's value, else the registry default.

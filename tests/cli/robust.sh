@@ -182,3 +182,17 @@ grep -q '^no-completions,skx-2s,a,lat_p99_us,us,2,,,,,,,,,$' "$T/o" || fail "no 
 grep -q '^pmlab run: warning: variant a: lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us without a value in 2 of 2 replications' "$T/e" ||
     fail "no warning: $(cat "$T/e")"
 ok "no completed request: latencies without a value, and a warning"
+
+# No fixed-size path buffers: a scenario 256+ characters deep found no
+# machine beside it (its path was cut); an error there keeps its message.
+L="$T/$(printf 'd%.0s' $(seq 1 150))/$(printf 'e%.0s' $(seq 1 150))"
+mkdir -p "$L/scenarios" "$L/machines"
+cp machines/skx-2s.ini "$L/machines/only-here.ini"
+sed 's/^machine = skx-2s/machine = only-here/' "$S" >"$L/scenarios/long.ini"
+expect_exit 0 "$P" explain "$L/scenarios/long.ini"
+grep -q "^scenario example-rr ($L/scenarios/long.ini)" "$T/o" || fail "long path: $(head -1 "$T/o")"
+printf '[scenario]\nmachine = only-here\nfoo = 1\n' >"$L/scenarios/bad.ini"
+expect_exit 2 "$P" explain "$L/scenarios/bad.ini"
+grep -q "^\.\.\..*eeee/scenarios/bad.ini:3: unknown key 'foo' in \[scenario\]" "$T/e" ||
+    fail "long path error: $(cat "$T/e")"
+ok "scenario paths of any length; errors keep FILE:LINE: message"
