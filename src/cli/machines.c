@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "hw/machine.h"
+#include "kernel/idle/intel_idle.h"
 #include "util/xalloc.h"
 
 static void machines_usage(void)
@@ -95,6 +96,10 @@ static int machines_main(int argc, char **argv)
         struct diag d = { 0 };
         struct hw_machine *m = hw_machine_load(path, &d);
         free(path);
+        if (m && intel_idle_check_machine(m, &d) != 0) {
+            hw_machine_free(m);
+            m = NULL;
+        }
         if (m)
             machines_print(m);
         else

@@ -190,6 +190,10 @@ static const struct key_desc firmware_keys[] = {
     KEY(hw_firmware, "osc_cppc_v2", osc_cppc_v2, KT_BOOL, 0, 0, true),
     { "cpc_highest_perf", KT_PERF_LIST, offsetof(struct hw_firmware, cpc_highest_perf),
       offsetof(struct hw_firmware, ncpc), 0, HW_CPPC_MAX_PERF, false, HW_MAX_CPC },
+    { "cst_mwait_hints", KT_PERF_LIST, offsetof(struct hw_firmware, cst_mwait_hint),
+      offsetof(struct hw_firmware, ncst), 0, 0xff, false, HW_MAX_CST },
+    { "cst_latency_us", KT_PERF_LIST, offsetof(struct hw_firmware, cst_latency_us),
+      offsetof(struct hw_firmware, ncst_latency), 0, LATENCY_US_MAX, false, HW_MAX_CST },
 };
 
 /* [rapl]: watts and seconds, as turbostat and powercap show them. Zero is
@@ -503,16 +507,24 @@ static int close_section(struct loader *ld, struct diag *d)
             return diag_error(d, ld->path, ld->line, "%s: missing required key '%s'",
                               ld->label, sd->keys[i].name);
     int rc = 0;
-    if (sd->kind == SEC_MACHINE)
+    if (sd->kind == SEC_MACHINE) {
         ld->machine_threads_line = key_line(ld, "threads_per_core");
+        ld->m->vendor_line = key_line(ld, "vendor");
+        ld->m->cpu_model_line = key_line(ld, "cpu_model");
+    }
     else if (sd->kind == SEC_CORE_TYPE)
         rc = check_core_type(ld, ld->obj, d);
     else if (sd->kind == SEC_CSTATE)
         rc = check_cstate(ld, d);
     else if (sd->kind == SEC_PKGSTATE)
         ld->pkg_cstate_line[ld->m->npkgstates - 1] = key_line(ld, "core_cstate");
-    else if (sd->kind == SEC_FIRMWARE)
+    else if (sd->kind == SEC_FIRMWARE) {
         ld->cpc_line = key_line(ld, "cpc_highest_perf");
+        if (ld->m->fw.ncst != ld->m->fw.ncst_latency)
+            rc = diag_error(d, ld->path, key_line(ld, "cst_latency_us"),
+                            "cst_mwait_hints lists %d states but cst_latency_us %d",
+                            ld->m->fw.ncst, ld->m->fw.ncst_latency);
+    }
     else if (sd->kind == SEC_RAPL)
         rc = check_rapl(ld, ld->obj, d);
     ld->sd = NULL;

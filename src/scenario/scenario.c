@@ -16,6 +16,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/idle/intel_idle.h"
 #include "kernel/x86/itmt.h"
 #include "kernel/sched/idle.h"
 #include "util/cpulist.h"
@@ -243,7 +244,7 @@ static int scn_load_machine(struct scn_parse *st, const struct scenario_load_opt
         s->machine = hw_machine_load(path, d);
     free(path);
     free(dirs);
-    return s->machine ? 0 : -1;
+    return s->machine ? intel_idle_check_machine(s->machine, d) : -1;
 }
 
 /* The line of the first key `key` of section sec, or 0. */

@@ -196,3 +196,25 @@ expect_exit 2 "$P" explain "$L/scenarios/bad.ini"
 grep -q "^\.\.\..*eeee/scenarios/bad.ini:3: unknown key 'foo' in \[scenario\]" "$T/e" ||
     fail "long path error: $(cat "$T/e")"
 ok "scenario paths of any length; errors keep FILE:LINE: message"
+
+# Machine files: an unknown cpu_model ran silently on HLT with no cpuidle
+# driver; now exit 2 at its line listing the known models, unless the file
+# gives the firmware's _CST (the kernel's ACPI fallback). A vendor typo made
+# an Intel part "not Intel"; vendor = amd claimed Intel's Enhanced IBRS.
+RM=tests/data/robust/machines
+PMLAB_MACHINES=$RM expect_exit 2 "$P" explain tests/data/robust/typo-model.ini
+grep -q "^$RM/typo-model.ini:22: cpu_model 'SKYLAKE_XX' is not a model pmlab knows (.*SKYLAKE_X .*RAPTORLAKE_P" "$T/e" ||
+    fail "unknown model: $(cat "$T/e")"
+PMLAB_MACHINES=$RM expect_exit 2 "$P" explain tests/data/robust/vendor-typo.ini
+grep -q "^$RM/vendor-typo.ini:21: vendor 'Intel' is not one of intel, amd" "$T/e" || fail "vendor typo: $(cat "$T/e")"
+PMLAB_MACHINES=$RM expect_exit 2 "$P" explain tests/data/robust/cst-mismatch.ini
+grep -q "^$RM/cst-mismatch.ini:136: cst_mwait_hints lists 3 states but cst_latency_us 2" "$T/e" || fail "cst: $(cat "$T/e")"
+PMLAB_MACHINES=$RM expect_exit 0 "$P" explain tests/data/robust/gnr-cst.ini
+grep -q '^  cpuidle state3: C3_ACPI ACPI FFH MWAIT 0x20 latency 170 us' "$T/o" || fail "firmware _CST not used"
+PMLAB_MACHINES=$RM expect_exit 0 "$P" explain tests/data/robust/amd-2s.ini
+grep -q '^  spectre_v2: Mitigation: Retpolines$' "$T/o" && ! grep -q 'Enhanced IBRS' "$T/o" ||
+    fail "vendor amd: $(grep spectre "$T/o" | head -1)"
+set +e; "$P" machines --dir "$RM" >"$T/o" 2>"$T/e"; rc=$?; set -e
+[ $rc -eq 2 ] && grep -q "typo-model.ini:22: cpu_model" "$T/e" && grep -q '^gnr-cst ' "$T/o" ||
+    fail "machines --dir: exit $rc: $(cat "$T/e")"
+ok "unknown cpu_model and vendor typos exit 2; firmware _CST runs an unknown model; AMD gets no eIBRS"
