@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "report/results.h"
+#include "util/suggest.h"
 
 static const struct cli_command *const commands[] = {
     &cli_run_command,
@@ -55,7 +56,15 @@ static int dispatch(int argc, char **argv)
     for (const struct cli_command *const *c = commands; *c; c++)
         if (strcmp((*c)->name, cmd) == 0)
             return (*c)->main(argc - 1, argv + 1);
-    fprintf(stderr, "pmlab: unknown command '%s'\n\n", cmd);
+    struct suggest s;
+    suggest_init(&s, cmd);
+    for (const struct cli_command *const *c = commands; *c; c++)
+        suggest_add(&s, (*c)->name);
+    if (suggest_result(&s))
+        fprintf(stderr, "pmlab: unknown command '%s'; did you mean %s?\n\n", cmd,
+                suggest_result(&s));
+    else
+        fprintf(stderr, "pmlab: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_BAD_INPUT;
 }

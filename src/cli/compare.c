@@ -357,11 +357,12 @@ static int cmp_parse_args(int argc, char **argv, const char **paths, const char 
     };
     int c;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': *format = optarg; break;
         case 'h': return 1;
-        default: return -1;
+        default: return cli_bad_option("compare", argv, longopts, "f:h"), -1;
         }
     }
     if (optind != argc - 2) {

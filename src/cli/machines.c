@@ -72,13 +72,14 @@ static int machines_main(int argc, char **argv)
         dir = "machines";
     int c;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
         if (c == 'd')
             dir = optarg;
         else if (c == 'h')
             return machines_usage(), 0;
         else
-            return EXIT_BAD_INPUT;
+            return cli_bad_option("machines", argv, longopts, "d:h");
     }
     if (optind != argc) {
         fprintf(stderr, "pmlab machines: unexpected argument '%s'\n", argv[optind]);

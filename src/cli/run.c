@@ -137,6 +137,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
     int c;
     int64_t v;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "f:o:r:s:j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': a->format = optarg; break;
@@ -181,7 +182,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
             break;
         case 'Q': a->quiet = true; break;
         case 'h': return 1;
-        default: return -1;
+        default: return cli_bad_option("run", argv, longopts, "f:o:r:s:j:qh"), -1;
         }
     }
     if (optind != argc - 1) {

@@ -18,6 +18,7 @@ struct inifile_state {
     struct diag *d;
     char *raw;              /* the line as read (getline: any length, NUL bytes seen) */
     size_t rawcap;
+    const char *pending;    /* the rest of a long value line, for inih in pieces */
     int line;               /* line last handed to inih, 1-based */
     bool line_indented;     /* it starts with white space: a continuation */
     bool failed;            /* a callback or the reader reported an error */
@@ -30,11 +31,20 @@ static char *inifile_fail(struct inifile_state *st, const char *why)
     return NULL;
 }
 
-/* Read the next line into st->raw and check it is text that fits inih's
- * buffer of size bytes: a NUL byte is an error (fgets would cut the line
- * there, and at its start drop it silently), so is a longer line. Returns
- * its length, or -1 at the end or on an error (st->failed). */
-static ssize_t inifile_next_line(struct inifile_state *st, int size)
+static char *inifile_too_long(struct inifile_state *st, int size)
+{
+    char why[120];
+    snprintf(why, sizeof why,
+             "line longer than %d characters; continue a long value on an indented next line",
+             size - 2);
+    return inifile_fail(st, why);
+}
+
+/* Read the next line into st->raw, without its newline, and check it is
+ * text: a NUL byte is an error (fgets would cut the line there, and at its
+ * start drop it silently). Returns its length, or -1 at the end or on an
+ * error (st->failed). */
+static ssize_t inifile_next_line(struct inifile_state *st)
 {
     errno = 0;
     ssize_t n = getline(&st->raw, &st->rawcap, st->f);
@@ -57,28 +67,73 @@ static ssize_t inifile_next_line(struct inifile_state *st, int size)
         memmove(st->raw, st->raw + 3, (size_t)n - 2);
         n -= 3;
     }
-    size_t content = (size_t)n - (n > 0 && st->raw[n - 1] == '\n');
-    if (content + 2 > (size_t)size) {
-        char why[120];
-        snprintf(why, sizeof why,
-                 "line longer than %d characters; continue a long value on an indented next line",
-                 size - 2);
-        inifile_fail(st, why);
-        return -1;
-    }
+    if (n > 0 && st->raw[n - 1] == '\n')
+        st->raw[--n] = '\0';
     return n;
+}
+
+/* Where to cut text for a piece of at most max bytes: the last blank after
+ * from and outside double quotes (a kernel command line's quoting), so no
+ * word or quoted value is split; 0 if there is none. */
+static size_t inifile_cut(const char *text, size_t from, size_t max)
+{
+    size_t cut = 0;
+    bool quoted = false;
+    for (size_t i = 0; text[i] && i <= max; i++) {
+        if (text[i] == '"')
+            quoted = !quoted;
+        else if (!quoted && i > from && (text[i] == ' ' || text[i] == '\t'))
+            cut = i;
+    }
+    return cut;
+}
+
+/* Copy the next piece of a long value line into buf as an indented
+ * continuation line, so inih (200-byte lines) reads a pasted /proc/cmdline
+ * of any length as the key plus continuation lines, under the file's line
+ * number. */
+static char *inifile_next_piece(struct inifile_state *st, char *buf, int size)
+{
+    size_t max = (size_t)size - 4; /* "  " + piece + "\n" + NUL */
+    size_t len = strlen(st->pending);
+    size_t cut = len <= max ? len : inifile_cut(st->pending, 0, max);
+    if (!cut)
+        return inifile_too_long(st, size);
+    snprintf(buf, (size_t)size, "  %.*s\n", (int)cut, st->pending);
+    st->pending = str_skip_space(st->pending + cut);
+    if (!*st->pending)
+        st->pending = NULL;
+    st->line_indented = true;
+    return buf;
 }
 
 /* Hand inih one line, noting its number, its indentation and section headers. */
 static char *inifile_read_line(char *buf, int size, void *stream)
 {
     struct inifile_state *st = stream;
-    if (st->failed || inifile_next_line(st, size) < 0)
+    if (st->failed)
+        return NULL;
+    if (st->pending)
+        return inifile_next_piece(st, buf, size);
+    ssize_t n = inifile_next_line(st);
+    if (n < 0)
         return NULL;
     const char *p = str_skip_space(st->raw);
+    if ((size_t)n + 2 > (size_t)size) {
+        /* A `key = value` line too long for inih goes in pieces. */
+        const char *eq = strchr(p, '=');
+        size_t cut = *p == '[' || *p == ';' || *p == '#' || !eq
+                         ? 0 : inifile_cut(st->raw, (size_t)(eq - st->raw), (size_t)size - 2);
+        if (!cut)
+            return inifile_too_long(st, size);
+        snprintf(buf, (size_t)size, "%.*s\n", (int)cut, st->raw);
+        st->pending = str_skip_space(st->raw + cut);
+        st->line_indented = buf[0] == ' ' || buf[0] == '\t';
+        return buf;
+    }
     /* An indented section header is a header (inih would take it as a
      * continuation of the key before it while pmlab opened the section). */
-    memcpy(buf, *p == '[' ? p : st->raw, strlen(*p == '[' ? p : st->raw) + 1);
+    snprintf(buf, (size_t)size, "%s\n", *p == '[' ? p : st->raw);
     st->line_indented = buf[0] == ' ' || buf[0] == '\t';
     p = buf;
     if (*p == '[' && st->ops->section) {
@@ -89,9 +144,9 @@ static char *inifile_read_line(char *buf, int size, void *stream)
             return NULL;
         }
         char name[INIFILE_LINE_MAX + 1];
-        size_t n = (size_t)(end - p - 1);
-        memcpy(name, p + 1, n);
-        name[n] = '\0';
+        size_t namelen = (size_t)(end - p - 1);
+        memcpy(name, p + 1, namelen);
+        name[namelen] = '\0';
         str_trim_inplace(name);
         if (st->ops->section(st->ctx, name, st->line, st->d) != 0) {
             st->failed = true;

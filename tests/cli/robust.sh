@@ -218,3 +218,39 @@ set +e; "$P" machines --dir "$RM" >"$T/o" 2>"$T/e"; rc=$?; set -e
 [ $rc -eq 2 ] && grep -q "typo-model.ini:22: cpu_model" "$T/e" && grep -q '^gnr-cst ' "$T/o" ||
     fail "machines --dir: exit $rc: $(cat "$T/e")"
 ok "unknown cpu_model and vendor typos exit 2; firmware _CST runs an unknown model; AMD gets no eIBRS"
+
+# A real /proc/cmdline pasted whole: BOOT_IMAGE=, root=, isolcpus=,
+# nohz_full=, processor.max_cstate= were errors. Now, as the kernel does:
+# unknown words get its warning, parameters pmlab does not model a note, a
+# misspelled intel_idle parameter also "did you mean"; the modelled ones
+# still act (spectre_v2=ibrs), the run goes on. The line is 270 characters.
+F=tests/data/robust/cmdline-paste.ini
+expect_exit 0 "$P" explain "$F"
+grep -q '^  spectre_v2: Mitigation: IBRS$' "$T/o" || fail "paste: spectre_v2=ibrs not applied"
+for want in \
+    "$F:10: warning: BOOT_IMAGE=/boot/vmlinuz-6.12.0-1-amd64: the kernel logs \"Unknown kernel command line parameters" \
+    "$F:10: note: root=UUID=0e3c5c7a-5a4b-4d61-9a8e-2f1b6c7d8e9f: root file system: not modelled by pmlab" \
+    "$F:10: note: isolcpus=2-5: CPU isolation .*changes the idle path" \
+    "$F:10: note: nohz_full=2-5: adaptive-tick CPUs .*not modelled" \
+    "$F:10: note: processor.max_cstate=1: acpi_idle" \
+    "$F:10: note: i915.enable_psr=0: a parameter of module i915, which pmlab does not model" \
+    "$F:10: warning: intel_idle.max_cstat=1: the kernel logs \"intel_idle: unknown parameter 'max_cstat' ignored\" .*; did you mean intel_idle.max_cstate?" \
+    "$F:10: note: acpi_osi=Windows 2020: the _OSI strings"; do
+    grep -q "$want" "$T/e" || fail "paste: no '$want' in: $(cat "$T/e")"
+done
+[ "$(grep -c "" "$T/e")" -eq 13 ] || fail "paste: want one line per word: $(cat "$T/e")"
+expect_exit 0 "$P" run "$F" --quick --reps 1 --quiet --format csv
+ok "a pasted /proc/cmdline: kernel warnings, notes, did-you-mean; the run goes on"
+
+# Option and command typos name what was meant.
+expect_exit 2 "$P" run "$S" --quik
+grep -q "^pmlab run: unknown option '--quik'; did you mean --quick?$" "$T/e" || fail "--quik: $(cat "$T/e")"
+expect_exit 2 "$P" explain --varaint a "$S"
+grep -q "did you mean --variant?" "$T/e" || fail "--varaint: $(cat "$T/e")"
+expect_exit 2 "$P" run "$S" --qui
+grep -q "option '--qui' is ambiguous: --quick --quiet" "$T/e" || fail "--qui: $(cat "$T/e")"
+expect_exit 2 "$P" run "$S" --reps
+grep -q "option '--reps' needs a value" "$T/e" || fail "--reps: $(cat "$T/e")"
+set +e; "$P" rnu >/dev/null 2>"$T/e"; rc=$?; set -e
+[ $rc -eq 2 ] && grep -q "unknown command 'rnu'; did you mean run?" "$T/e" || fail "rnu: $(cat "$T/e")"
+ok "option and command typos: one line with the nearest name"
