@@ -30,6 +30,8 @@ enum world_stream {
     WORLD_NSTREAMS,
 };
 
+struct world_check;
+
 struct world {
     struct sim_eventq q;
     const struct hw_machine *machine;
@@ -44,6 +46,7 @@ struct world {
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;
     uint64_t nevents;         /* events handled, for the events/s figure */
+    struct world_check *check; /* invariant checker (world_check.h); NULL in other builds */
     void *wl_state;           /* the running workload's state */
 };
 

@@ -12,12 +12,20 @@ static bool same(char a, char b)
     return (a == '-' ? '_' : a) == (b == '-' ? '_' : b);
 }
 
-/* Optimal string alignment distance between a and b, three rows of DP. */
+/* No suggestion is further than this (suggest_result), so candidates whose
+ * length alone puts them further are not measured. */
+#define SUGGEST_MAX_DIST 2
+
+/* Optimal string alignment distance between a and b, three rows of DP
+ * (on the stack for names up to 63 characters). */
 static int suggest_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
-    int *prev2 = xcalloc(lb + 1, sizeof *prev2), *prev = xcalloc(lb + 1, sizeof *prev),
-        *cur = xcalloc(lb + 1, sizeof *cur);
+    int stack[3][64];
+    bool heap = lb + 1 > 64;
+    int *prev2 = heap ? xcalloc(lb + 1, sizeof *prev2) : stack[0];
+    int *prev = heap ? xcalloc(lb + 1, sizeof *prev) : stack[1];
+    int *cur = heap ? xcalloc(lb + 1, sizeof *cur) : stack[2];
     for (size_t j = 0; j <= lb; j++)
         prev[j] = (int)j;
     for (size_t i = 1; i <= la; i++) {
@@ -40,9 +48,11 @@ static int suggest_distance(const char *a, const char *b)
         cur = t;
     }
     int d = prev[lb];
-    free(prev2);
-    free(prev);
-    free(cur);
+    if (heap) {
+        free(prev2);
+        free(prev);
+        free(cur);
+    }
     return d;
 }
 
@@ -55,6 +65,9 @@ void suggest_init(struct suggest *s, const char *word)
 
 void suggest_add(struct suggest *s, const char *cand)
 {
+    size_t lw = strlen(s->word), lc = strlen(cand);
+    if ((lw > lc ? lw - lc : lc - lw) > SUGGEST_MAX_DIST)
+        return;
     int d = suggest_distance(s->word, cand);
     if (d > 0 && (!s->best || d < s->dist)) {
         s->best = cand;
@@ -64,6 +77,6 @@ void suggest_add(struct suggest *s, const char *cand)
 
 const char *suggest_result(const struct suggest *s)
 {
-    int max = strlen(s->word) < 6 ? 1 : 2;
+    int max = strlen(s->word) < 6 ? 1 : SUGGEST_MAX_DIST;
     return s->best && s->dist <= max ? s->best : NULL;
 }
