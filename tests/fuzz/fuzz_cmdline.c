@@ -3,10 +3,11 @@
  * warnings, bad values errors) and, when all apply, checks them against the
  * skx-2s machine as a scenario's variant is (CPU globs, idle, cpufreq). */
 #define _GNU_SOURCE /* memfd_create */
-#include <gsl/gsl_errno.h>
+#define FUZZ_OWN_INIT
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "hw/machine.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpufreq/cpufreq.h"
@@ -14,9 +15,6 @@
 #include "kernel/sched/idle.h"
 #include "kernel/x86/bugs.h"
 #include "kernel/x86/itmt.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The machine every input is checked against, loaded once: a harness's
  * only state, read-only after LLVMFuzzerInitialize (loading it per input
@@ -27,7 +25,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    gsl_set_error_handler_off();
+    fuzz_init_like_main();
     struct diag d = { 0 };
     fuzz_machine = hw_machine_load("machines/skx-2s.ini", &d);
     if (!fuzz_machine)

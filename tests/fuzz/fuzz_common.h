@@ -6,11 +6,32 @@
 #ifndef PMLAB_TESTS_FUZZ_COMMON_H
 #define PMLAB_TESTS_FUZZ_COMMON_H
 
+#include <gsl/gsl_errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What main() sets up before any command runs: GSL's aborting error handler
+ * off. A target with more to set up defines FUZZ_OWN_INIT and calls this. */
+static inline void fuzz_init_like_main(void)
+{
+    gsl_set_error_handler_off();
+}
+
+#ifndef FUZZ_OWN_INIT
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init_like_main();
+    return 0;
+}
+#endif
 
 /* A memfd holding data[size], its path in path; the descriptor, or -1. */
 static inline int fuzz_file(const uint8_t *data, size_t size, char *path, size_t pathsize)

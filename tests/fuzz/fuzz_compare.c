@@ -2,21 +2,8 @@
  * with itself (both files), rendered in the format its size picks; output
  * goes to stdout (make fuzz closes it). */
 #define _GNU_SOURCE /* memfd_create */
-#include <gsl/gsl_errno.h>
-
 #include "cli/cli.h"
 #include "fuzz_common.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    gsl_set_error_handler_off();
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,23 +2,10 @@
  * machine is (hw_machine_load, the vendor and model check) and, when it
  * loads, builds intel_idle's states on it for a default kernel. */
 #define _GNU_SOURCE /* memfd_create */
-#include <gsl/gsl_errno.h>
-
 #include "fuzz_common.h"
 #include "hw/machine.h"
 #include "kernel/idle/intel_idle.h"
 #include "kernel/params.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    gsl_set_error_handler_off();
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

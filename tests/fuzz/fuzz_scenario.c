@@ -2,23 +2,10 @@
  * checked against machines/ of the working directory, as `pmlab explain`
  * does) and, when it loads, resolves every variant as explain shows it. */
 #define _GNU_SOURCE /* memfd_create */
-#include <gsl/gsl_errno.h>
-
 #include "cli/cli.h"
 #include "fuzz_common.h"
 #include "report/explain.h"
 #include "scenario/scenario.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    gsl_set_error_handler_off(); /* as main() does */
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
