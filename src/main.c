@@ -71,10 +71,11 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* GSL's default error handler aborts the process. Every GSL call pmlab
-     * makes is checked instead (a NaN or an error status comes back), so
-     * switch it off, once, before any thread starts: it is GSL's one
-     * process-wide setting. */
+    /* GSL's default error handler aborts the process on a domain error (a t
+     * quantile with no degrees of freedom, say). pmlab checks every GSL result
+     * instead (report/inference.c), so the handler is switched off here, once,
+     * before any thread starts: it is the one process-wide setting pmlab
+     * makes, and no run depends on it. */
     gsl_set_error_handler_off();
     int rc = dispatch(argc, argv);
     /* Output that never arrived is a failure, whichever command wrote it

@@ -5,6 +5,11 @@
 
 #include "world_check.h"
 
+bool world_stream_common(enum world_stream s)
+{
+    return s != WORLD_STREAM_TIMERS;
+}
+
 void world_init(struct world *w, const struct hw_machine *m, const struct kparams *kp,
                 const struct world_key *key)
 {
@@ -13,8 +18,11 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
     w->kp = kp;
     sim_eventq_init(&w->q);
     for (int s = 0; s < WORLD_NSTREAMS; s++) {
+        /* A common stream is keyed as variant 0's, so the first variant's
+         * numbers are what they were before streams were shared. */
         struct sim_rng_key rk = {
-            .scenario_seed = key->seed, .variant = key->variant,
+            .scenario_seed = key->seed,
+            .variant = world_stream_common((enum world_stream)s) ? 0 : key->variant,
             .replication = key->replication, .load_point = key->load_point,
             .stream = (uint32_t)s,
         };

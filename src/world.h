@@ -21,14 +21,31 @@
 #include "sim/rng.h"
 
 /* Random streams of a run, one per purpose so that changing how one part
- * draws does not shift the others. */
+ * draws does not shift the others.
+ *
+ * Common random numbers (Law & Kelton, "Simulation Modeling and Analysis",
+ * 5th ed., section 11.2): everything the workload draws comes from streams
+ * keyed without the variant (world_stream_common), so replication r of
+ * every variant is offered the same work -- the same arrivals, service
+ * demands, device and network latencies, interrupt CPUs and background
+ * activity -- and the variants' difference in replication r is a paired
+ * observation, free of the workload's own noise. The system's streams stay
+ * per variant: the housekeeping timers model the machine's background (other
+ * kernel activity), which a kernel change may itself alter, not the offered
+ * work. The stream ids (the enum values) are part of the keys: append, never
+ * reorder. */
 enum world_stream {
-    WORLD_STREAM_ARRIVAL,
-    WORLD_STREAM_SERVICE,
-    WORLD_STREAM_PLACEMENT,
-    WORLD_STREAM_TIMERS,
+    WORLD_STREAM_ARRIVAL,     /* workload: arrival gaps */
+    WORLD_STREAM_SERVICE,     /* workload: service demands, device and network latencies */
+    WORLD_STREAM_WAKE_CPU,    /* workload: the CPU a request's interrupt or a new thread
+                               * starts on (the placement hint the scheduler gets) */
+    WORLD_STREAM_TIMERS,      /* system: housekeeping timers (sched/idle.c) */
+    WORLD_STREAM_BACKGROUND,  /* workload: its background tasks' periods and phases */
     WORLD_NSTREAMS,
 };
+
+/* Whether stream s is the workload's, common to every variant. */
+bool world_stream_common(enum world_stream s);
 
 struct world_check;
 

@@ -1,12 +1,18 @@
-/* Summaries and comparisons: Student-t CIs and Welch's test against values
- * computed independently (R: t.test(x, y) with var.equal = FALSE). */
+/* Summaries and comparisons: Student-t CIs, Welch's test against values
+ * computed independently (R: t.test(x, y) with var.equal = FALSE), paired
+ * comparisons, Holm's adjustment inside a variant's family of metrics, no
+ * verdict below two replications, near-zero baselines shown as differences.
+ * The arithmetic of each expectation is in tests/test_inference.c or here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <gsl/gsl_errno.h>
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +53,7 @@ static void test_welch(void **state)
     fill(&a, "thr", RPT_HIGHER_BETTER, x, 5);
     fill(&b, "thr", RPT_HIGHER_BETTER, y, 5);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     /* diff 3, se = sqrt(2.5/5 + 2.5/5) = 1, df = 8, t = 3:
      * p = 0.01707168, CI = 3 -+ 2.306004 */
     assert_float_equal(c.delta_pct, 3.0 / 11 * 100, 1e-9);
@@ -57,10 +63,10 @@ static void test_welch(void **state)
     assert_string_equal(c.verdict, "better");
     /* The same change on a lower-is-better metric is worse. */
     a.better = b.better = RPT_LOWER_BETTER;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     assert_string_equal(c.verdict, "worse");
     a.better = b.better = RPT_NEUTRAL;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     assert_string_equal(c.verdict, "higher");
     free(a.values);
     free(b.values);
@@ -75,7 +81,7 @@ static void test_noise(void **state)
     fill(&a, "m", RPT_LOWER_BETTER, x, 4);
     fill(&b, "m", RPT_LOWER_BETTER, y, 4);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, &c);
+    rpt_compare_metric(&a, &b, false, &c);
     assert_string_equal(c.verdict, "noise");
     assert_true(c.ci_lo_pct < 0 && c.ci_hi_pct > 0);
     assert_true(c.p_value > 0.05);
@@ -127,11 +133,255 @@ static void test_series_gathered_per_rep(void **state)
     rpt_set_free(&sets[1]);
 }
 
+/* A results model of two variants with metrics names[k] (the same unit
+ * and direction) valued base[k][rep] and var[k][rep]. */
+static void two_variants(struct rpt_results *r, int nmetrics, const char *const *names,
+                         const char *unit, enum rpt_better better, const double *base,
+                         const double *var, int reps, bool paired)
+{
+    memset(r, 0, sizeof *r);
+    r->paired = paired;
+    r->nvariants = 2;
+    r->variants = calloc(2, sizeof *r->variants);
+    for (int v = 0; v < 2; v++) {
+        struct rpt_metric_set sets[8] = { 0 };
+        const double *x = v ? var : base;
+        for (int k = 0; k < nmetrics; k++)
+            for (int i = 0; i < reps; i++)
+                rpt_set_put(&sets[i], names[k], unit, better, x[k * reps + i]);
+        r->variants[v].name = strdup(v ? "var" : "base");
+        rpt_variant_summarize(&r->variants[v], sets, reps);
+        for (int i = 0; i < reps; i++)
+            rpt_set_free(&sets[i]);
+    }
+    rpt_compare_all(r);
+}
+
+/* Paired: the per-replication differences 1, 1.5, .5, 1, 1.5 (mean 1.1 on a
+ * base mean of 11): +10 %, CI 1.1 -+ .519425 = [5.2780, 14.7220] % of 11,
+ * p = .0041811 (test_inference.c), although each side spreads by ~1.6. */
+static void test_paired_comparison(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "thr" };
+    double a[5] = { 10, 12, 11, 13, 9 }, b[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    struct rpt_results r;
+    two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 5, true);
+    assert_int_equal(r.ncmp, 1);
+    const struct rpt_comparison *c = &r.cmp[0];
+    assert_int_equal(c->test, RPT_TEST_PAIRED);
+    assert_int_equal(c->n_base, 5);
+    assert_float_equal(c->delta, 1.1, 1e-12);
+    assert_float_equal(c->delta_pct, 10, 1e-9);
+    assert_float_equal(c->ci_lo_pct, (1.1 - 0.519425) / 11 * 100, 1e-4);
+    assert_float_equal(c->ci_hi_pct, (1.1 + 0.519425) / 11 * 100, 1e-4);
+    assert_float_equal(c->p_value, 0.0041811, 1e-6);
+    assert_float_equal(c->p_adjusted, c->p_value, 0); /* a family of one */
+    assert_false(c->absolute);
+    assert_string_equal(c->verdict, "better");
+    assert_string_equal(rpt_test_name(c->test), "paired-t");
+    rpt_results_free(&r);
+    /* The same values unpaired: Welch, noise. */
+    two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 5, false);
+    assert_int_equal(r.cmp[0].test, RPT_TEST_WELCH);
+    assert_string_equal(r.cmp[0].verdict, "noise");
+    rpt_results_free(&r);
+}
+
+/* A quantized metric: every pair differs by exactly 2 while each side
+ * spreads (10, 12, 14 against 12, 14, 16). The paired variance is 0, which
+ * would claim p = 0; Welch uses the spread: diff 2, se = sqrt(4/3 + 4/3) =
+ * 1.632993, t = 1.224745 on 4 df, p = .2878 (R: t.test(b, a)). A truly
+ * deterministic metric (no spread on either side) stays exact. */
+static void test_paired_degenerate(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "p99" };
+    double a[3] = { 10, 12, 14 }, b[3] = { 12, 14, 16 };
+    struct rpt_results r;
+    two_variants(&r, 1, names, "us", RPT_LOWER_BETTER, a, b, 3, true);
+    assert_int_equal(r.cmp[0].test, RPT_TEST_WELCH);
+    assert_float_equal(r.cmp[0].p_value, 0.2878, 1e-4);
+    assert_string_equal(r.cmp[0].verdict, "noise");
+    rpt_results_free(&r);
+    double c[3] = { 10, 10, 10 }, e[3] = { 12, 12, 12 };
+    two_variants(&r, 1, names, "us", RPT_LOWER_BETTER, c, e, 3, true);
+    assert_int_equal(r.cmp[0].test, RPT_TEST_PAIRED);
+    assert_float_equal(r.cmp[0].p_value, 0, 0);
+    assert_string_equal(r.cmp[0].verdict, "worse");
+    rpt_results_free(&r);
+}
+
+/* Holm inside a variant: k metrics all with the paired p = .0041811 above
+ * adjust to k p. Eleven give .04599 < .05 (better); twelve give .05017
+ * (noise), although each alone is significant. */
+static void test_holm_family(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "m0", "m1", "m2", "m3", "m4",  "m5",
+                                         "m6", "m7", "m8", "m9", "m10", "m11" };
+    double a[12 * 5], b[12 * 5];
+    static const double a1[5] = { 10, 12, 11, 13, 9 }, b1[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    for (int k = 0; k < 12; k++)
+        for (int i = 0; i < 5; i++)
+            a[k * 5 + i] = a1[i], b[k * 5 + i] = b1[i];
+    for (int k = 11; k <= 12; k++) {
+        struct rpt_results r;
+        two_variants(&r, k, names, "ops", RPT_HIGHER_BETTER, a, b, 5, true);
+        assert_int_equal(r.ncmp, k);
+        for (int i = 0; i < k; i++) {
+            assert_float_equal(r.cmp[i].p_value, 0.0041811, 1e-6);
+            assert_float_equal(r.cmp[i].p_adjusted, k * 0.0041811, 1e-5);
+            assert_string_equal(r.cmp[i].verdict, k == 11 ? "better" : "noise");
+        }
+        rpt_results_free(&r);
+    }
+}
+
+/* The --cpus view is a family of its own: eleven host-wide metrics and
+ * eleven cpus.* ones, all at p = .0041811, adjust to 11 p = .04599 each, not
+ * 22 p; so asking for the view changes no host-wide verdict. */
+static void test_holm_cpus_view_family(void **state)
+{
+    (void)state;
+    const char *names[22];
+    char buf[22][16];
+    double a[22 * 5], b[22 * 5];
+    static const double a1[5] = { 10, 12, 11, 13, 9 }, b1[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    for (int k = 0; k < 22; k++) {
+        snprintf(buf[k], sizeof buf[k], "%sm%d", k < 11 ? "" : RPT_CPUS_PREFIX, k % 11);
+        names[k] = buf[k];
+        for (int i = 0; i < 5; i++)
+            a[k * 5 + i] = a1[i], b[k * 5 + i] = b1[i];
+    }
+    struct rpt_results r;
+    two_variants(&r, 22, names, "ops", RPT_HIGHER_BETTER, a, b, 5, true);
+    assert_int_equal(r.ncmp, 22);
+    for (int i = 0; i < 22; i++) {
+        assert_float_equal(r.cmp[i].p_adjusted, 11 * 0.0041811, 1e-5);
+        assert_string_equal(r.cmp[i].verdict, "better");
+    }
+    rpt_results_free(&r);
+}
+
+/* One replication: a mean but no interval, no test, no verdict. */
+static void test_one_replication(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "thr" };
+    double a[1] = { 100 }, b[1] = { 97.2 };
+    struct rpt_results r;
+    two_variants(&r, 1, names, "ops", RPT_HIGHER_BETTER, a, b, 1, true);
+    const struct rpt_metric *m = rpt_variant_metric(&r.variants[0], "thr");
+    assert_float_equal(m->mean, 100, 0);
+    assert_true(isnan(m->ci_lo) && isnan(m->ci_hi));
+    const struct rpt_comparison *c = &r.cmp[0];
+    assert_int_equal(c->test, RPT_TEST_NONE);
+    assert_float_equal(c->delta_pct, -2.8, 1e-9);
+    assert_true(isnan(c->ci_lo_pct) && isnan(c->p_value) && isnan(c->p_adjusted));
+    assert_string_equal(c->verdict, "n/a");
+    rpt_results_free(&r);
+}
+
+/* Near-zero baselines: a share of .0002 % going to 71.3 % is +71.3
+ * percentage points, not +35,650,000 %; a count from 0 is a difference in
+ * its unit; a share of 50 % stays relative. */
+static void test_near_zero_baseline(void **state)
+{
+    (void)state;
+    static const char *const share[] = { "poll_pct" }, *const count[] = { "sla_unmet" };
+    double a[3] = { 0.0001, 0.0002, 0.0003 }, b[3] = { 71.2999, 71.3, 71.3001 };
+    struct rpt_results r;
+    two_variants(&r, 1, share, "%", RPT_NEUTRAL, a, b, 3, true);
+    const struct rpt_comparison *c = &r.cmp[0];
+    assert_true(c->absolute);
+    assert_string_equal(c->delta_unit, "pp");
+    assert_float_equal(c->delta, 71.2998, 1e-9);
+    assert_float_equal(c->ci_lo, c->delta, 1e-9); /* every difference is 71.2998 */
+    assert_string_equal(c->verdict, "higher");
+    rpt_results_free(&r);
+
+    double z[3] = { 0, 0, 0 }, one[3] = { 1, 0, 2 };
+    two_variants(&r, 1, count, "", RPT_LOWER_BETTER, z, one, 3, true);
+    assert_true(r.cmp[0].absolute);
+    assert_string_equal(r.cmp[0].delta_unit, "");
+    assert_true(isnan(r.cmp[0].delta_pct));
+    assert_float_equal(r.cmp[0].delta, 1, 1e-12);
+    rpt_results_free(&r);
+
+    double half[3] = { 49, 50, 51 }, more[3] = { 54, 55, 56 };
+    two_variants(&r, 1, share, "%", RPT_NEUTRAL, half, more, 3, true);
+    assert_false(r.cmp[0].absolute);
+    assert_string_equal(r.cmp[0].delta_unit, "%");
+    assert_float_equal(r.cmp[0].delta_pct, 10, 1e-9);
+    rpt_results_free(&r);
+}
+
+/* Saturation: served below offered by more than 5 % (means). */
+static void test_saturation(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "offered", "served" };
+    /* base serves 95.0 % of 1000 (not saturated: the bound itself); var
+     * serves 94.9 % of 1000. */
+    double a[4] = { 1000, 1000, 950, 950 }, b[4] = { 1000, 1000, 949, 949 };
+    struct rpt_results r;
+    two_variants(&r, 2, names, "1/s", RPT_NEUTRAL, a, b, 2, true);
+    rpt_mark_saturation(&r, "offered", "served");
+    assert_false(r.variants[0].saturated);
+    assert_true(r.variants[1].saturated);
+    assert_float_equal(r.variants[1].offered, 1000, 0);
+    assert_float_equal(r.variants[1].served, 949, 0);
+    assert_string_equal(r.served_metric, "served");
+    rpt_mark_saturation(&r, "offered", "nosuch"); /* not an open-loop pair: unmarked */
+    assert_false(r.variants[1].saturated);
+    rpt_results_free(&r);
+}
+
+/* The warm-up check: MSER-5's end of the transient, mean over the
+ * replications that had enough observations, against the warm-up. */
+static void test_warmup_check(void **state)
+{
+    (void)state;
+    static const char *const cols[] = { "mser5_ms", "warmup_ms" };
+    static const double mser[2][3] = { { 8, 9, 16 }, { 2, 3, -1 } }; /* means 11, 2.5 */
+    struct rpt_results r = { .nvariants = 2 };
+    r.variants = calloc(2, sizeof *r.variants);
+    for (int v = 0; v < 2; v++) {
+        struct rpt_metric_set sets[3] = { 0 };
+        for (int i = 0; i < 3; i++) {
+            double row[2] = { mser[v][i], 10 };
+            rpt_set_put(&sets[i], "m", "", RPT_NEUTRAL, i);
+            rpt_set_series_row(&sets[i], "steady_state", cols, 2, row);
+        }
+        r.variants[v].name = strdup(v ? "b" : "a");
+        rpt_variant_summarize(&r.variants[v], sets, 3);
+        for (int i = 0; i < 3; i++)
+            rpt_set_free(&sets[i]);
+    }
+    rpt_check_warmup(&r);
+    assert_true(r.variants[0].warmup_short);
+    assert_float_equal(r.variants[0].transient_ms, 11, 1e-12);
+    assert_float_equal(r.variants[0].warmup_ms, 10, 0);
+    assert_false(r.variants[1].warmup_short);
+    assert_float_equal(r.variants[1].transient_ms, 2.5, 1e-12);
+    /* A saturated variant is not flagged: it never settles. */
+    r.variants[0].saturated = true;
+    rpt_check_warmup(&r);
+    assert_false(r.variants[0].warmup_short);
+    rpt_results_free(&r);
+}
+
 int main(void)
 {
+    gsl_set_error_handler_off(); /* as src/main.c does */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ci), cmocka_unit_test(test_welch), cmocka_unit_test(test_noise),
         cmocka_unit_test(test_set_put_replaces), cmocka_unit_test(test_series_gathered_per_rep),
+        cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
+        cmocka_unit_test(test_holm_cpus_view_family), cmocka_unit_test(test_paired_degenerate),
+        cmocka_unit_test(test_one_replication), cmocka_unit_test(test_near_zero_baseline),
+        cmocka_unit_test(test_saturation),       cmocka_unit_test(test_warmup_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

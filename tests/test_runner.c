@@ -31,6 +31,7 @@ static int fake_run(struct world *w, const void *cfg, int point, struct rpt_metr
     (void)cfg, (void)msg, (void)msgsize;
     double u = sim_rng_uniform(&w->rng[WORLD_STREAM_ARRIVAL]);
     rpt_set_put(out, "draw", "", RPT_HIGHER_BETTER, 10.0 * point + u);
+    rpt_set_put(out, "timer", "", RPT_NEUTRAL, sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]));
     return 0;
 }
 
@@ -43,11 +44,13 @@ static void fake_combine(const void *cfg, const struct rpt_metric_set *pts, int 
         sum += rpt_set_get(&pts[i], "draw")->value;
     rpt_set_put(out, "sum", "", RPT_HIGHER_BETTER, sum);
     rpt_set_put(out, "points", "", RPT_NEUTRAL, n);
+    rpt_set_put(out, "timer", "", RPT_NEUTRAL, rpt_set_get(&pts[0], "timer")->value);
 }
 
 static const struct wl_param fake_params[] = { { NULL, 0, 0, 0, 0, NULL, NULL } };
 static const struct wl_ops fake_ops = {
-    .name = "fake", .desc = "test", .params = fake_params, .config_size = sizeof(struct fake_cfg),
+    .name = "fake", .desc = "test", .primary_metric = "sum", .params = fake_params,
+    .config_size = sizeof(struct fake_cfg),
     .nload_points = fake_npoints, .run = fake_run, .combine = fake_combine,
 };
 
@@ -112,9 +115,16 @@ static void test_points_combined_and_thread_independent(void **state)
                 assert_true(a->values[rep] != a->values[rep - 1]);
         }
     }
-    /* Variants draw from different streams. */
-    assert_true(r1.variants[0].metrics[0].values[0] != r1.variants[1].metrics[0].values[0]);
-    assert_int_equal(r1.ncmp, 2 * 2);
+    /* Common random numbers: the workload's (arrival) stream is the same in
+     * every variant, the system's (timers) is each variant's own. */
+    for (int rep = 0; rep < 4; rep++) {
+        assert_memory_equal(&rpt_variant_metric(&r1.variants[0], "sum")->values[rep],
+                            &rpt_variant_metric(&r1.variants[1], "sum")->values[rep],
+                            sizeof(double));
+        assert_true(rpt_variant_metric(&r1.variants[0], "timer")->values[rep] !=
+                    rpt_variant_metric(&r1.variants[1], "timer")->values[rep]);
+    }
+    assert_int_equal(r1.ncmp, 2 * 3);
     rpt_results_free(&r1);
     rpt_results_free(&r2);
     fake_free(s);
@@ -157,12 +167,45 @@ static void test_seed_override(void **state)
     fake_free(s);
 }
 
+/* The primary metric: the workload's headline, --primary's choice, or bad
+ * input when the run has no such metric. */
+static void test_primary_metric(void **state)
+{
+    (void)state;
+    struct fake_cfg cfg = { .npoints = 1 };
+    struct scenario *s = fake_scenario(&cfg, 2);
+    struct runner_opts o = { .jobs = 1, .reps = 2 };
+    struct rpt_results r;
+    run_ok(s, &o, &r);
+    assert_string_equal(r.primary, "sum");
+    rpt_results_free(&r);
+    o.primary = "points";
+    run_ok(s, &o, &r);
+    assert_string_equal(r.primary, "points");
+    rpt_results_free(&r);
+    o.primary = "nosuch";
+    struct runner_stats st;
+    char err[256];
+    assert_int_equal(runner_run(s, &o, &r, &st, err, sizeof err), RUNNER_BAD_PRIMARY);
+    assert_string_equal(err, "--primary: the fake workload reports no metric 'nosuch' (its "
+                             "headline is sum)");
+    fake_free(s);
+    /* Each shipped workload's headline, as its benchmark quotes it. */
+    static const char *const headline[][2] = {
+        { "jbb", "critical_jops" }, { "rr", "lat_p99_us" },       { "fio", "read_mbps" },
+        { "netrr", "trans_per_s" }, { "compute", "single_score" },
+    };
+    for (size_t i = 0; i < sizeof headline / sizeof headline[0]; i++)
+        assert_string_equal(wl_find(headline[i][0])->primary_metric, headline[i][1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_points_combined_and_thread_independent),
         cmocka_unit_test(test_selected_variant_reproduces),
         cmocka_unit_test(test_seed_override),
+        cmocka_unit_test(test_primary_metric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,10 @@
  * hold every replication, so each file's per-replication metric sets can be
  * rebuilt and summarised by the same code as a live run (rpt_variant_summarize,
  * rpt_compare_all): the numbers, CIs and verdicts mean exactly what they mean
- * in `pmlab run`.
+ * in `pmlab run`. Runs with common random numbers and the same seed pair up
+ * replication by replication even across files (the workload's streams do
+ * not depend on the variant), so such files are compared paired; any other
+ * pair of files holds independent samples and gets Welch's test.
  *
  * A's first variant is the baseline; every variant of B is compared with it.
  * The saved JSON does not say which direction of a metric is better, so that
@@ -33,8 +36,12 @@ static void compare_usage(void)
            "\n"
            "Compare two results saved by 'pmlab run --format json' without running anything:\n"
            "A's first variant is the baseline and every variant of B is compared with it\n"
-           "(delta %%, its 95 %% CI by Welch's test, p-value, verdict), from the replications\n"
-           "the files hold. Both files must come from the same scenario and machine (and,\n"
+           "(delta, its 95 %% CI, p-values raw and Holm-adjusted, verdict), from the\n"
+           "replications the files hold. The comparison is paired, replication by replication,\n"
+           "when both files come from runs with common random numbers and the same seed,\n"
+           "replication count and configuration (a baseline kept and a variant run later);\n"
+           "otherwise it is Welch's unpaired t-test, and the report says why.\n"
+           "Both files must come from the same scenario and machine (and,\n"
            "when both have cpus.* metrics, the same --cpus list) and share at least one\n"
            "metric. A variant of B named like the baseline is shown as B:NAME\n"
            "and the baseline as A:NAME.\n"
@@ -316,9 +323,31 @@ static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
     r->reps = (int)json_integer_value(json_object_get(a->root, "reps"));
     r->quick = json_is_true(json_object_get(a->root, "quick")) ||
                json_is_true(json_object_get(b->root, "quick"));
+    const char *primary = cmp_str(a->root, "primary");
+    r->primary = primary ? xstrdup(primary) : NULL;
     const char *cpus = cmp_str(a->root, "cpus");
     cpus = cpus ? cpus : cmp_str(b->root, "cpus");
     r->cpus = cpus ? xstrdup(cpus) : NULL;
+}
+
+/* Whether replication r of A's baseline and of B's variants were offered the
+ * same work, so the comparison can be paired: both files say their runs
+ * share the workload's random numbers, and have the same seed, replication
+ * count and configuration (quick or not). Else Welch, with the reason. */
+static void cmp_pairing(const struct cmp_file *a, const struct cmp_file *b, struct rpt_results *r)
+{
+    const json_t *ra = a->root, *rb = b->root;
+    r->paired = false;
+    if (!json_is_true(json_object_get(ra, "paired")) || !json_is_true(json_object_get(rb, "paired")))
+        r->unpaired_why = "a file was saved without common random numbers";
+    else if (!json_equal(json_object_get(ra, "seed"), json_object_get(rb, "seed")))
+        r->unpaired_why = "the files' seeds differ";
+    else if (!json_equal(json_object_get(ra, "reps"), json_object_get(rb, "reps")))
+        r->unpaired_why = "the files' replication counts differ";
+    else if (json_is_true(json_object_get(ra, "quick")) != json_is_true(json_object_get(rb, "quick")))
+        r->unpaired_why = "one file is a --quick run and the other is not";
+    else
+        r->paired = true;
 }
 
 /* The results model: A's first variant, then every variant of B. */
@@ -344,6 +373,12 @@ static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct
         cmp_build_variant(a, b, v, shown, &r->variants[i + 1]);
         free(shown);
     }
+    cmp_pairing(a, b, r);
+    const json_t *open_loop = json_object_get(a->root, "open_loop");
+    const char *offered = cmp_str(open_loop, "offered"), *served = cmp_str(open_loop, "served");
+    if (offered && served)
+        rpt_mark_saturation(r, offered, served);
+    rpt_check_warmup(r);
     rpt_compare_all(r);
 }
 

@@ -9,6 +9,8 @@
 
 #include "cli/cli.h"
 #include "hw/rapl.h"
+#include "kernel/cpufreq/cpufreq.h"
+#include "kernel/kvm/kvm.h"
 #include "kernel/sched/idle.h"
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
@@ -18,15 +20,50 @@
 typedef void (*explain_section_fn)(const struct hw_machine *m, const struct kparams *kp,
                                    struct explain *x);
 
-void cpufreq_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
-void kvm_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
+/* Each section asks the kernel what the variant resolves to, as data, and has
+ * the report layer print it. */
+static void explain_idle_section(const struct hw_machine *m, const struct kparams *kp,
+                                 struct explain *x)
+{
+    struct idle_explain e;
+    idle_explain(m, kp, &e);
+    explain_add_idle(x, &e);
+    idle_explain_free(&e);
+}
+
+static void explain_cpufreq_section(const struct hw_machine *m, const struct kparams *kp,
+                                    struct explain *x)
+{
+    struct cpufreq_explain e;
+    cpufreq_explain(m, kp, &e);
+    explain_add_cpufreq(x, &e);
+    cpufreq_explain_free(&e);
+}
+
+static void explain_kvm_section(const struct hw_machine *m, const struct kparams *kp,
+                                struct explain *x)
+{
+    (void)m;
+    struct kvm_explain e;
+    kvm_explain(kp, &e);
+    explain_add_kvm(x, &e);
+}
+
+static void explain_itmt_section(const struct hw_machine *m, const struct kparams *kp,
+                                 struct explain *x)
+{
+    struct itmt_explain e;
+    itmt_explain(m, kp, &e);
+    explain_add_itmt(x, &e);
+    itmt_explain_free(&e);
+}
 
 /* The sections, in print order. */
 static const explain_section_fn explain_sections[] = {
-    idle_explain,
-    cpufreq_explain,
-    kvm_explain,
-    itmt_explain,
+    explain_idle_section,
+    explain_cpufreq_section,
+    explain_kvm_section,
+    explain_itmt_section,
 };
 
 static void explain_usage(void)

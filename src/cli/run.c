@@ -25,7 +25,10 @@ static void run_usage(void)
     printf("usage: pmlab run SCENARIO.ini [OPTIONS]\n"
            "\n"
            "Run every variant of the scenario for its replications and compare each metric\n"
-           "against the first variant (95 %% CI of the delta, Welch's p-value, verdict).\n"
+           "against the first variant: replication r of every variant is offered the same\n"
+           "work, so each delta's 95 %% CI is a paired t interval; p-values are Holm-adjusted\n"
+           "over each variant's metrics and verdicts use the adjusted ones. Fewer than 2\n"
+           "replications give no interval or verdict (n/a). See STATISTICS in pmlab(1).\n"
            "\n"
            "options:\n"
            "  --format table|json|csv  output format (default table)\n"
@@ -35,9 +38,14 @@ static void run_usage(void)
            "  --reps N                 replications per variant (default: the scenario's); with\n"
            "                           --ci-target, the first batch\n"
            "  --ci-target PCT          add replications in batches until, for every variant, the\n"
-           "                           95 %% CI half-width of the primary metric (the workload's\n"
-           "                           first) is under PCT %% of its mean; the result is exactly\n"
-           "                           that of --reps with the count reached\n"
+           "                           95 %% CI half-width of the primary metric is under PCT %%\n"
+           "                           of its mean; the result is exactly that of --reps with\n"
+           "                           the count reached\n"
+           "  --primary METRIC         the primary metric, for --ci-target and the primary plot\n"
+           "                           (default: the workload's headline: critical_jops for jbb,\n"
+           "                           lat_p99_us for rr, read_mbps for fio, trans_per_s for\n"
+           "                           netrr, single_score for compute); a metric the run does\n"
+           "                           not report is exit status 2\n"
            "  --max-reps N             with --ci-target: stop at N replications (default %d) and\n"
            "                           say on stderr which variant missed the target\n"
            "  --seed N                 base random seed (default: the scenario's)\n"
@@ -132,6 +140,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "ci-target", required_argument, NULL, 'C' },
         { "max-reps", required_argument, NULL, 'M' },
         { "cpus", required_argument, NULL, 'c' },
+        { "primary", required_argument, NULL, 'p' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -173,6 +182,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'P': a->plot_dir = optarg; break;
         case 'R': a->report_dir = optarg; break;
         case 'c': a->cpus = optarg; break;
+        case 'p': a->opts.primary = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
                 fprintf(stderr, "pmlab run: at most %d --variant options\n", RUN_MAX_SELECT);
@@ -223,8 +233,18 @@ struct run_outputs {
     struct out_guard guard;
 };
 
+/* Undo what is not in place (the caller holds the guard's lock). */
+static void run_abort_outputs(struct run_outputs *o)
+{
+    if (o->guard.file)
+        out_file_abort(&o->file);
+    for (int i = 0; i < o->guard.ndirs; i++)
+        out_dir_abort(o->guard.dirs[i]);
+}
+
 /* Open every output before running, so a bad path fails at once: the
- * targets themselves are untouched until their content is complete. */
+ * targets themselves are untouched until their content is complete. On
+ * failure what was opened is discarded; run_close_outputs still follows. */
 static int run_open_outputs(const struct run_args *a, struct run_outputs *o)
 {
     memset(o, 0, sizeof *o);
@@ -255,17 +275,10 @@ static int run_open_outputs(const struct run_args *a, struct run_outputs *o)
     } else if (rc == 0 && a->output) {
         o->guard.file = &o->file;
     }
+    if (rc != 0)
+        run_abort_outputs(o);
     pthread_mutex_unlock(&o->guard.lock);
     return rc;
-}
-
-/* Undo what is not in place (the caller holds the guard's lock). */
-static void run_abort_outputs(struct run_outputs *o)
-{
-    if (o->guard.file)
-        out_file_abort(&o->file);
-    for (int i = 0; i < o->guard.ndirs; i++)
-        out_dir_abort(o->guard.dirs[i]);
 }
 
 static void run_close_outputs(struct run_outputs *o)
@@ -305,13 +318,44 @@ static void run_ci_verdict(const struct run_args *a, const struct rpt_results *r
         return;
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        double pct = runner_primary_ci_pct(var);
+        double pct = runner_primary_ci_pct(var, r->primary);
         if (pct < target)
             continue;
         fprintf(stderr,
                 "pmlab run: ci-target %g %% not reached for variant %s after %d replications: "
                 "%.3g %% (%s)\n",
-                target, var->name, r->reps, pct, var->nmetrics ? var->metrics[0].name : "-");
+                target, var->name, r->reps, pct, r->primary ? r->primary : "-");
+    }
+}
+
+/* One stderr line per saturated variant (even with --quiet: the run failed
+ * to measure what it was asked to). Returns -1 if there was any. */
+static int run_saturated(const struct rpt_results *r)
+{
+    int rc = 0;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        if (!var->saturated)
+            continue;
+        const struct rpt_metric *m = rpt_variant_metric(var, r->served_metric);
+        const char *unit = m ? m->unit : "";
+        fprintf(stderr, "pmlab run: variant %s is saturated: offered %.0f %s, served %.0f %s\n",
+                var->name, var->offered, unit, var->served, unit);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* One stderr warning per variant whose start-up transient outlasts the
+ * warm-up (even with --quiet, as other warnings). */
+static void run_warmup_warnings(const struct rpt_results *r)
+{
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        if (var->warmup_short)
+            fprintf(stderr, "pmlab run: warning: variant %s: the start-up transient lasts about "
+                            "%.0f ms (MSER-5), longer than the %.0f ms warm-up; raise warmup_ms\n",
+                    var->name, var->transient_ms, var->warmup_ms);
     }
 }
 
@@ -429,6 +473,9 @@ static int run_write_outputs(const struct run_args *a, const struct scenario *s,
     int rc = run_report(fmt, r, o, a->output);
     run_ci_verdict(a, r);
     run_warn_no_value(r);
+    run_warmup_warnings(r);
+    if (run_saturated(r) != 0)
+        rc = EXIT_RUN_FAILED;
     if (a->plot_dir &&
         run_commit_dir(&o->plot, run_plots(r, o->plot.stage, a->plot_dir, a->quiet), "--plot"))
         rc = EXIT_RUN_FAILED;
@@ -473,9 +520,6 @@ static int run_main(int argc, char **argv)
     }
     struct run_outputs o;
     if (run_open_outputs(&a, &o) != 0) {
-        pthread_mutex_lock(&o.guard.lock);
-        run_abort_outputs(&o);
-        pthread_mutex_unlock(&o.guard.lock);
         run_close_outputs(&o);
         scenario_free(s);
         return EXIT_BAD_INPUT;
@@ -491,7 +535,7 @@ static int run_main(int argc, char **argv)
     if (rc != 0) {
         fprintf(stderr, "pmlab run: %s: %s\n", a.scenario, err);
         run_abort_outputs(&o);
-        rc = EXIT_RUN_FAILED;
+        rc = rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
     } else {
         rc = run_write_outputs(&a, s, &r, fmt, &o);
         if (!a.quiet)

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 
 #include "hw/machine.h"
-#include "report/results.h"
+#include "sim/metrics.h"
 #include "sim/time.h"
 
 enum hw_thread_mode {

@@ -60,7 +60,7 @@
 
 #include "hw/cpu.h"
 #include "hw/machine.h"
-#include "report/results.h"
+#include "sim/metrics.h"
 #include "sim/time.h"
 
 #define HW_RAPL_CLAMPED_EVAL_NS (1 * SIM_NS_PER_MS)  /* control period while clamped */

@@ -1,6 +1,9 @@
 /* csv: one row per (variant, metric), RFC 4180 quoting, for spreadsheets and
  * scripts. Columns after ci95_hi hold the comparison with the first variant and
- * are empty on the first variant's rows. */
+ * are empty on the first variant's rows; a number that does not exist (no
+ * interval below 2 replications, no percentage of a zero baseline) is an
+ * empty field. Columns are only ever appended, so scripts that read them by
+ * position keep working. */
 #include <math.h>
 #include <string.h>
 
@@ -21,21 +24,37 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* ",x" with x in %.*g, or "," alone for a number that is not there: printf
- * writes NaN as "nan" or "-nan" by its sign bit, which spreadsheets read as
- * text; an empty field is what CSV readers take as missing. */
-static void csv_num(FILE *out, int prec, double x)
+/* A number, or an empty field for one that is not (no interval, no test). */
+static void csv_num(FILE *out, double x)
 {
+    fputc(',', out);
     if (isfinite(x))
-        fprintf(out, ",%.*g", prec, x);
-    else
-        fputc(',', out);
+        fprintf(out, "%.6g", x);
+}
+
+/* The comparison columns of a variant's row, from delta_pct on. */
+static void csv_comparison(FILE *out, const struct rpt_comparison *c)
+{
+    csv_num(out, c->delta_pct);
+    csv_num(out, c->ci_lo_pct);
+    csv_num(out, c->ci_hi_pct);
+    csv_num(out, c->p_value);
+    fprintf(out, ",%s", c->verdict);
+    fprintf(out, ",%s", rpt_test_name(c->test));
+    csv_num(out, c->delta);
+    csv_num(out, c->ci_lo);
+    csv_num(out, c->ci_hi);
+    csv_num(out, c->p_adjusted);
+    fputc(',', out);
+    csv_field(out, c->delta_unit);
+    fprintf(out, ",%s", c->absolute ? "absolute" : "relative");
 }
 
 static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
-          "delta_pct,delta_ci95_lo_pct,delta_ci95_hi_pct,p_value,verdict\n", out);
+          "delta_pct,delta_ci95_lo_pct,delta_ci95_hi_pct,p_value,verdict,"
+          "test,delta,delta_ci95_lo,delta_ci95_hi,p_adjusted,delta_unit,delta_shown,saturated\n", out);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         for (int i = 0; i < var->nmetrics; i++) {
@@ -46,20 +65,19 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             fputc(',', out);
             csv_field(out, var->name);
             fprintf(out, ",%s,%s,%d", m->name, m->unit, m->n);
-            csv_num(out, 10, m->mean);
-            csv_num(out, 10, m->stddev);
-            csv_num(out, 10, m->ci_lo);
-            csv_num(out, 10, m->ci_hi);
+            /* Empty where there is no number: no interval below 2
+             * replications; no mean at all without usable values (printf
+             * would write nan or -nan, which spreadsheets read as text). */
+            const double stats[] = { m->mean, m->stddev, m->ci_lo, m->ci_hi };
+            for (size_t k = 0; k < sizeof stats / sizeof stats[0]; k++)
+                fprintf(out, isfinite(stats[k]) ? ",%.10g" : ",", stats[k]);
             const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
-            if (c && v > 0) {
-                csv_num(out, 6, c->delta_pct);
-                csv_num(out, 6, c->ci_lo_pct);
-                csv_num(out, 6, c->ci_hi_pct);
-                csv_num(out, 6, c->p_value);
-                fprintf(out, ",%s\n", c->verdict ? c->verdict : "");
-            } else {
-                fputs(",,,,,\n", out);
-            }
+            if (c && v > 0)
+                csv_comparison(out, c);
+            else
+                fputs(",,,,,,,,,,,", out);
+            /* open-loop workloads: yes or no on every row of the variant */
+            fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
         }
     }
 }

@@ -1,7 +1,8 @@
 /* explain: what a variant's kernel, patches, cmdline and sysfs resolve to on
  * a machine, as lines a user would recognise from the real system (sysfs
- * files, turbostat and dmesg vocabulary). Each subsystem contributes its own
- * section through a function that appends lines; `pmlab explain` prints the
+ * files, turbostat and dmesg vocabulary). Each kernel subsystem returns what
+ * it resolves as data (struct idle_explain, ...), and a function here turns it
+ * into its section's lines (report/explain_*.c); `pmlab explain` prints the
  * sections of every variant and marks the lines that differ from the first. */
 #ifndef PMLAB_REPORT_EXPLAIN_H
 #define PMLAB_REPORT_EXPLAIN_H
@@ -18,5 +19,15 @@ void explain_add(struct explain *x, const char *fmt, ...) __attribute__((format(
 void explain_free(struct explain *x);
 /* Whether line appears in x. */
 int explain_has(const struct explain *x, const char *line);
+
+/* The sections: append the lines of a subsystem's explain data to x. */
+struct idle_explain;
+struct cpufreq_explain;
+struct kvm_explain;
+struct itmt_explain;
+void explain_add_idle(struct explain *x, const struct idle_explain *e);
+void explain_add_cpufreq(struct explain *x, const struct cpufreq_explain *e);
+void explain_add_kvm(struct explain *x, const struct kvm_explain *e);
+void explain_add_itmt(struct explain *x, const struct itmt_explain *e);
 
 #endif

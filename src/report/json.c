@@ -4,6 +4,7 @@
  * Non-finite numbers (which JSON cannot hold) are written as null. */
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "report/results.h"
@@ -18,6 +19,14 @@ static json_t *json_str(const char *s)
     return json_string(s ? s : "");
 }
 
+/* A 95 % interval, or null without one. */
+static json_t *json_interval(double lo, double hi)
+{
+    if (isnan(lo) || isnan(hi))
+        return json_null();
+    return json_pack("[oo]", json_num(lo), json_num(hi));
+}
+
 static json_t *json_metric(const struct rpt_metric *m)
 {
     json_t *o = json_object();
@@ -30,7 +39,7 @@ static json_t *json_metric(const struct rpt_metric *m)
                                                                                  : "neutral"));
     json_object_set_new(o, "mean", json_num(m->mean));
     json_object_set_new(o, "stddev", json_num(m->stddev));
-    json_object_set_new(o, "ci95", json_pack("[oo]", json_num(m->ci_lo), json_num(m->ci_hi)));
+    json_object_set_new(o, "ci95", json_interval(m->ci_lo, m->ci_hi));
     json_object_set_new(o, "values", values);
     return o;
 }
@@ -60,7 +69,7 @@ static json_t *json_series(const struct rpt_variant_series *vs)
     return o;
 }
 
-static json_t *json_variant(const struct rpt_variant *v)
+static json_t *json_variant(const struct rpt_variant *v, bool open_loop)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_str(v->name));
@@ -69,6 +78,13 @@ static json_t *json_variant(const struct rpt_variant *v)
     json_object_set_new(o, "cmdline", json_str(v->cmdline));
     json_object_set_new(o, "sysfs", json_str(v->sysfs));
     json_object_set_new(o, "config", json_str(v->config));
+    if (open_loop)
+        json_object_set_new(o, "saturated", json_boolean(v->saturated));
+    if (!isnan(v->warmup_ms))
+        json_object_set_new(o, "warmup", json_pack("{s:o, s:o, s:b}", "mser5_ms",
+                                                   json_num(v->transient_ms), "warmup_ms",
+                                                   json_num(v->warmup_ms), "short",
+                                                   v->warmup_short));
     json_t *metrics = json_object();
     for (int i = 0; i < v->nmetrics; i++)
         json_object_set_new(metrics, v->metrics[i].name, json_metric(&v->metrics[i]));
@@ -88,10 +104,18 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "metric", json_str(c->metric));
     json_object_set_new(o, "base", json_str(c->base));
     json_object_set_new(o, "variant", json_str(c->variant));
+    json_object_set_new(o, "test", json_string(rpt_test_name(c->test)));
+    json_object_set_new(o, "n_base", json_integer(c->n_base));
+    json_object_set_new(o, "n_variant", json_integer(c->n_variant));
     json_object_set_new(o, "delta_pct", json_num(c->delta_pct));
-    json_object_set_new(o, "ci95_pct", json_pack("[oo]", json_num(c->ci_lo_pct), json_num(c->ci_hi_pct)));
+    json_object_set_new(o, "ci95_pct", json_interval(c->ci_lo_pct, c->ci_hi_pct));
+    json_object_set_new(o, "delta", json_num(c->delta));
+    json_object_set_new(o, "ci95", json_interval(c->ci_lo, c->ci_hi));
+    json_object_set_new(o, "delta_unit", json_str(c->delta_unit));
+    json_object_set_new(o, "delta_shown", json_string(c->absolute ? "absolute" : "relative"));
     json_object_set_new(o, "p_value", json_num(c->p_value));
-    json_object_set_new(o, "verdict", c->verdict ? json_string(c->verdict) : json_null());
+    json_object_set_new(o, "p_adjusted", json_num(c->p_adjusted));
+    json_object_set_new(o, "verdict", json_str(c->verdict));
     return o;
 }
 
@@ -104,11 +128,20 @@ static void json_render(const struct rpt_results *r, FILE *out)
     json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(root, "reps", json_integer(r->reps));
     json_object_set_new(root, "quick", json_boolean(r->quick));
+    json_object_set_new(root, "paired", json_boolean(r->paired));
+    if (!r->paired && r->unpaired_why)
+        json_object_set_new(root, "unpaired", json_string(r->unpaired_why));
+    json_object_set_new(root, "adjustment", json_string("holm"));
     if (r->cpus)
         json_object_set_new(root, "cpus", json_string(r->cpus));
+    if (r->primary)
+        json_object_set_new(root, "primary", json_string(r->primary));
+    if (r->offered_metric && r->served_metric)
+        json_object_set_new(root, "open_loop", json_pack("{s:s, s:s}", "offered", r->offered_metric,
+                                                         "served", r->served_metric));
     json_t *variants = json_array();
     for (int v = 0; v < r->nvariants; v++)
-        json_array_append_new(variants, json_variant(&r->variants[v]));
+        json_array_append_new(variants, json_variant(&r->variants[v], r->offered_metric != NULL));
     json_object_set_new(root, "variants", variants);
     json_t *cmp = json_array();
     for (int i = 0; i < r->ncmp; i++)

@@ -199,25 +199,82 @@ static int plot_close_render(struct plot_files *pf, char *msg, size_t msgsize)
     return rc == 0 ? 1 : -1;
 }
 
-/* For each variant with a series `name`, write replication 1's columns xcol
- * and ycol as one data block and add its plot clause (line colour = variant
- * index, so plots agree). Returns the number of blocks written. */
-static int plot_series_lines(struct plot_files *pf, const struct rpt_results *r, const char *name,
-                             int xcol, int ycol, const char *style)
+static int plot_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of x[n] (sorted in place), n >= 1. */
+static double plot_median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof *x, plot_cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* Row i of series vs over all its replications: the median of column xcol,
+ * and the median, least and greatest of column ycol, over the replications
+ * that have row i. Returns 0, or -1 when fewer than half have it (a tail
+ * that only some replications reach is not a median). x and y are scratch
+ * of nreps doubles. */
+static int plot_row_band(const struct rpt_variant_series *vs, int i, int xcol, int ycol,
+                         double *x, double *y, double out[4])
+{
+    int n = 0;
+    for (int k = 0; k < vs->nreps; k++) {
+        const struct rpt_series *s = &vs->rep[k];
+        if (i >= s->nrows)
+            continue;
+        x[n] = s->rows[(size_t)i * (size_t)s->ncols + (size_t)xcol];
+        y[n++] = s->rows[(size_t)i * (size_t)s->ncols + (size_t)ycol];
+    }
+    if (n == 0 || 2 * n < vs->nreps)
+        return -1;
+    out[0] = plot_median(x, n);
+    out[1] = plot_median(y, n); /* sorted now: y[0] and y[n-1] are the extremes */
+    out[2] = y[0];
+    out[3] = y[n - 1];
+    return 0;
+}
+
+/* For each variant with a series `name`, one data block of its rows over
+ * all replications (x as xform(column xcol), the median of column ycol,
+ * and its least and greatest) and two plot clauses: the band between least
+ * and greatest, and the median line (colour = variant index, so plots
+ * agree). Returns the number of blocks written. */
+static int plot_series_bands(struct plot_files *pf, const struct rpt_results *r, const char *name,
+                             int xcol, int ycol, double (*xform)(double), const char *style)
 {
     int block = 0;
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         for (int k = 0; k < var->nseries; k++) {
-            if (strcmp(var->series[k].name, name) != 0 || var->series[k].nreps == 0)
+            const struct rpt_variant_series *vs = &var->series[k];
+            if (strcmp(vs->name, name) != 0 || vs->nreps == 0)
                 continue;
-            const struct rpt_series *s = &var->series[k].rep[0];
-            fprintf(pf->dat, "# %s: %s %s\n", var->name, s->cols[xcol], s->cols[ycol]);
-            for (int i = 0; i < s->nrows; i++)
-                fprintf(pf->dat, "%g %g\n", s->rows[i * s->ncols + xcol], s->rows[i * s->ncols + ycol]);
+            int nrows = 0;
+            for (int rep = 0; rep < vs->nreps; rep++)
+                nrows = vs->rep[rep].nrows > nrows ? vs->rep[rep].nrows : nrows;
+            double *x = calloc((size_t)vs->nreps, sizeof *x), *y = calloc((size_t)vs->nreps, sizeof *y);
+            if (!x || !y) {
+                free(x);
+                free(y);
+                return block;
+            }
+            fprintf(pf->dat, "# %s: %s, %s median, least, greatest over %d replications\n",
+                    var->name, vs->rep[0].cols[xcol], vs->rep[0].cols[ycol], vs->nreps);
+            double row[4];
+            for (int i = 0; i < nrows; i++)
+                if (plot_row_band(vs, i, xcol, ycol, x, y, row) == 0)
+                    fprintf(pf->dat, "%g %g %g %g\n", xform ? xform(row[0]) : row[0], row[1], row[2],
+                            row[3]);
             fprintf(pf->dat, "\n\n");
-            fprintf(pf->gp, "%s'%s.dat' index %d using 1:2 with %s lc %d title ", block ? ", " : "",
-                    name, block, style, v + 1);
+            free(x);
+            free(y);
+            fprintf(pf->gp, "%s'%s.dat' index %d using 1:3:4 with filledcurves fs transparent "
+                            "solid 0.2 noborder lc %d notitle, '%s.dat' index %d using 1:2 "
+                            "with %s lc %d title ",
+                    block ? ", " : "", name, block, v + 1, name, block, style, v + 1);
             plot_str(pf->gp, var->name);
             block++;
         }
@@ -225,14 +282,17 @@ static int plot_series_lines(struct plot_files *pf, const struct rpt_results *r,
     return block;
 }
 
-/* jbb's RT curve of replication 1 per variant, SLA lines, max-jOPS marks. */
+/* jbb's RT curve per variant over all replications (step k's median
+ * injection rate and p99, a band from the least to the greatest p99), SLA
+ * lines, max-jOPS marks. */
 static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
 {
     struct plot_files pf;
     if (plot_open(&pf, dir, "rt_curve", msg, msgsize) != 0)
         return -1;
-    plot_head(pf.gp, "rt_curve", "RT curve: p99 response time by injection rate (replication 1)",
-              "injection rate (jOPS)", "p99 response time (ms)");
+    plot_head(pf.gp, "rt_curve",
+              "RT curve: p99 response time by injection rate (median over replications, band: "
+              "least to greatest)", "injection rate (jOPS)", "p99 response time (ms)");
     fprintf(pf.gp, "set logscale y\n");
     static const int sla_ms[] = { 10, 25, 50, 75, 100 };
     for (int i = 0; i < 5; i++)
@@ -252,7 +312,7 @@ static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg
         free(label);
     }
     fprintf(pf.gp, "plot ");
-    int block = plot_series_lines(&pf, r, "rt_curve", 0, 4, "linespoints lw 2");
+    int block = plot_series_bands(&pf, r, "rt_curve", 0, 4, NULL, "linespoints lw 2");
     fprintf(pf.gp, "\n");
     if (block == 0)
         return plot_discard(&pf);
@@ -332,16 +392,30 @@ static int plot_metric(const struct rpt_results *r, const char *dir, const char 
     return plot_close_render(&pf, msg, msgsize);
 }
 
-/* Response-time CDF of replication 1 per variant (latency_cdf series). */
+/* The "nines" of a percentile: -log10(1 - p/100), so 90, 99, 99.9 and 99.99
+ * are evenly spaced and the tail, where power management shows, is not
+ * squeezed into the top of the plot. */
+static double plot_nines(double pct)
+{
+    return pct < 100 ? -log10(1 - pct / 100) : 5;
+}
+
+/* Response time by percentile per variant over all replications (median, a
+ * band from the least to the greatest), on a log tail axis (latency_cdf
+ * series), as latency-by-percentile plots (HdrHistogram's) show it. */
 static int plot_cdf(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
 {
     struct plot_files pf;
     if (plot_open(&pf, dir, "latency_cdf", msg, msgsize) != 0)
         return -1;
-    plot_head(pf.gp, "latency_cdf", "Response-time distribution (replication 1)",
-              "response time (us)", "share of requests at or below (%)");
-    fprintf(pf.gp, "set logscale x\nset yrange [0:100]\nset key inside right bottom\nplot ");
-    int block = plot_series_lines(&pf, r, "latency_cdf", 1, 0, "lines lw 2");
+    plot_head(pf.gp, "latency_cdf",
+              "Response time by percentile (median over replications, band: least to greatest)",
+              "percentile (log tail axis)", "response time (us)");
+    fprintf(pf.gp, "set logscale y\nset grid xtics\nset key inside left top\n"
+                   "set xtics ('0' 0, '50' %g, '90' 1, '99' 2, '99.9' 3, '99.99' 4)\n"
+                   "set xrange [0:4.05]\nplot ",
+            plot_nines(50));
+    int block = plot_series_bands(&pf, r, "latency_cdf", 0, 1, plot_nines, "lines lw 2");
     fprintf(pf.gp, "\n");
     if (block == 0)
         return plot_discard(&pf);
@@ -393,7 +467,7 @@ int rpt_plot_all(const struct rpt_results *r, const char *dir, char *msg, size_t
     }
     if (r->nvariants == 0)
         return 0;
-    const char *primary = r->variants[0].nmetrics ? r->variants[0].metrics[0].name : NULL;
+    const char *primary = r->primary;
     int total = 0, rc;
     if ((rc = plot_rt_curve(r, dir, msg, msgsize)) < 0)
         return -1;

@@ -5,9 +5,11 @@
  * edit and re-render the script. Plots: the RT curve (jbb: p99 response time
  * against injection rate per variant, the five SLA lines, max-jOPS marked),
  * per-state residency as stacked bars per variant, the primary metric and
- * package power per variant with 95 % CI whiskers, the response-time CDF
- * (workloads that report a latency_cdf series) and the governor's above/below
- * shares per state. */
+ * package power per variant with 95 % CI whiskers, response time by
+ * percentile on a log tail axis (workloads that report a latency_cdf series)
+ * and the governor's above/below shares per state. The RT curve and the
+ * response times are the median over all replications with a band from the
+ * least to the greatest, not one replication. */
 #ifndef PMLAB_REPORT_PLOT_H
 #define PMLAB_REPORT_PLOT_H
 

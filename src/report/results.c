@@ -1,153 +1,34 @@
-/* results: metric sets, per-variant summaries and Welch comparisons.
+/* results: per-variant summaries of metric sets and their comparisons.
  *
- * Statistics: the 95 % CI of a mean is mean +- t(0.975, n-1) s / sqrt(n). The
- * comparison of variant V against base B is Welch's unequal-variance t-test:
- * se = sqrt(sV^2/nV + sB^2/nB), df by Welch-Satterthwaite, CI of the difference
- * = (mV - mB) +- t(0.975, df) se, expressed in % of |mB|. The verdict is "noise"
- * unless that CI excludes 0 (equivalently p < 0.05); then better/worse by the
- * metric's direction. t quantiles and CDFs come from GSL. */
+ * Statistics: the 95 % CI of a mean is mean +- t(0.975, n-1) s / sqrt(n); one
+ * replication has none. Variant V is compared with base B replication by
+ * replication when the runs are paired (common random numbers: the paired t
+ * interval on the differences, narrower than either side's spread by as much
+ * of it as the shared workload causes), else -- and for a quantized metric
+ * whose pairs all differ alike (rpt_paired_degenerate) -- by Welch's
+ * unequal-variance t-test (report/inference.h). Each variant's p-values over all its host-wide
+ * metrics (and, as a family of its own, over its --cpus view) are then
+ * adjusted by Holm's step-down method, so the chance of any false
+ * better/worse among them stays under 5 % (family-wise): 20-80 metrics
+ * each tested at 5 % alone would show a few "significant" changes between
+ * two identical configurations. Holm rather than Benjamini-Hochberg because
+ * the verdicts are read one metric at a time, as claims, and because these
+ * metrics are dependent in both directions (residency shares sum to 100 %,
+ * power follows busy time): Holm holds under any dependence, BH's false
+ * discovery rate only under positive dependence. The verdict is "noise"
+ * unless the adjusted p is under 0.05; then better/worse by the metric's
+ * direction. A delta is shown in % of |mB|, or, for a near-zero baseline, as
+ * a difference in percentage points or the metric's unit. */
 #include "report/results.h"
 
-#include <assert.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/inference.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
-
-void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
-                 enum rpt_better better, double value)
-{
-    struct rpt_metric_value *slot = (struct rpt_metric_value *)rpt_set_get(s, name);
-    if (!slot) {
-        if (s->n == s->cap) {
-            s->cap = s->cap ? s->cap * 2 : 16;
-            s->m = xreallocarray(s->m, (size_t)s->cap, sizeof *s->m);
-        }
-        slot = &s->m[s->n++];
-        memset(slot, 0, sizeof *slot);
-        str_copy(slot->name, sizeof slot->name, name);
-    }
-    str_copy(slot->unit, sizeof slot->unit, unit);
-    slot->better = better;
-    slot->value = value;
-}
-
-/* Names are stored cut to RPT_NAME_MAX - 1 bytes (str_copy), so lookups
- * compare as much: a longer name then finds the entry it made instead of
- * adding another each time, which overran the per-replication arrays that
- * rpt_variant_summarize sizes by the number of sets. */
-const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name)
-{
-    for (int i = 0; i < s->n; i++)
-        if (strncmp(s->m[i].name, name, RPT_NAME_MAX - 1) == 0)
-            return &s->m[i];
-    return NULL;
-}
-
-const struct rpt_cpu_scope rpt_scope_host = { .cpus = NULL, .prefix = "" };
-
-int rpt_scope_ncpus(const struct rpt_cpu_scope *sc, int ncpus)
-{
-    int n = 0;
-    for (int cpu = 0; cpu < ncpus; cpu++)
-        n += rpt_scope_has(sc, cpu);
-    return n;
-}
-
-/* prefix + name into buf[RPT_NAME_MAX]; a name that does not fit is a bug. */
-static const char *rpt_scope_name(const struct rpt_cpu_scope *sc, const char *name, char *buf)
-{
-    int n = snprintf(buf, RPT_NAME_MAX, "%s%s", sc->prefix, name);
-    assert(n >= 0 && n < RPT_NAME_MAX);
-    (void)n;
-    return buf;
-}
-
-void rpt_scope_put(struct rpt_metric_set *s, const struct rpt_cpu_scope *sc, const char *name,
-                   const char *unit, enum rpt_better better, double value)
-{
-    char buf[RPT_NAME_MAX];
-    rpt_set_put(s, rpt_scope_name(sc, name, buf), unit, better, value);
-}
-
-const struct rpt_metric_value *rpt_scope_get(const struct rpt_metric_set *s,
-                                             const struct rpt_cpu_scope *sc, const char *name)
-{
-    char buf[RPT_NAME_MAX];
-    return rpt_set_get(s, rpt_scope_name(sc, name, buf));
-}
-
-const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name)
-{
-    for (int i = 0; i < s->nseries; i++)
-        if (strncmp(s->series[i].name, name, RPT_NAME_MAX - 1) == 0) /* as rpt_set_get */
-            return &s->series[i];
-    return NULL;
-}
-
-static struct rpt_series *rpt_series_new(struct rpt_metric_set *s, const char *name,
-                                         const char *const *cols, int ncols)
-{
-    s->series = xreallocarray(s->series, (size_t)s->nseries + 1, sizeof *s->series);
-    struct rpt_series *sr = &s->series[s->nseries++];
-    memset(sr, 0, sizeof *sr);
-    str_copy(sr->name, sizeof sr->name, name);
-    sr->ncols = ncols < RPT_SERIES_MAX_COLS ? ncols : RPT_SERIES_MAX_COLS;
-    for (int c = 0; c < sr->ncols; c++)
-        str_copy(sr->cols[c], sizeof sr->cols[c], cols[c]);
-    return sr;
-}
-
-static void rpt_series_append(struct rpt_series *sr, const double *row)
-{
-    if (sr->nrows == sr->caprows) {
-        sr->caprows = sr->caprows ? sr->caprows * 2 : 32;
-        sr->rows = xreallocarray(sr->rows, (size_t)sr->caprows * (size_t)sr->ncols, sizeof *sr->rows);
-    }
-    memcpy(sr->rows + (size_t)sr->nrows * (size_t)sr->ncols, row, (size_t)sr->ncols * sizeof *row);
-    sr->nrows++;
-}
-
-void rpt_set_series_row(struct rpt_metric_set *s, const char *name, const char *const *cols,
-                        int ncols, const double *row)
-{
-    struct rpt_series *sr = (struct rpt_series *)rpt_set_series(s, name);
-    if (!sr)
-        sr = rpt_series_new(s, name, cols, ncols);
-    rpt_series_append(sr, row);
-}
-
-static void rpt_series_copy(struct rpt_series *dst, const struct rpt_series *src)
-{
-    *dst = *src;
-    dst->caprows = src->nrows;
-    dst->rows = xcalloc((size_t)src->nrows * (size_t)src->ncols + 1, sizeof *dst->rows);
-    memcpy(dst->rows, src->rows, (size_t)src->nrows * (size_t)src->ncols * sizeof *dst->rows);
-}
-
-void rpt_set_copy(struct rpt_metric_set *dst, const struct rpt_metric_set *src)
-{
-    for (int i = 0; i < src->n; i++)
-        rpt_set_put(dst, src->m[i].name, src->m[i].unit, src->m[i].better, src->m[i].value);
-    for (int i = 0; i < src->nseries; i++) {
-        const struct rpt_series *sr = &src->series[i];
-        struct rpt_series *d = rpt_series_new(dst, sr->name, NULL, 0);
-        free(d->rows);
-        rpt_series_copy(d, sr);
-    }
-}
-
-void rpt_set_free(struct rpt_metric_set *s)
-{
-    for (int i = 0; i < s->nseries; i++)
-        free(s->series[i].rows);
-    free(s->series);
-    free(s->m);
-    memset(s, 0, sizeof *s);
-}
 
 /* Gather each replication's copy of every series into v->series. */
 static void rpt_variant_gather_series(struct rpt_variant *v, const struct rpt_metric_set *sets,
@@ -181,9 +62,10 @@ static void rpt_metric_finish(struct rpt_metric *m)
     for (int i = 0; i < m->n; i++)
         ss += (m->values[i] - m->mean) * (m->values[i] - m->mean);
     m->stddev = m->n > 1 ? sqrt(ss / (m->n - 1)) : 0;
-    double half = 0;
+    /* One replication says nothing about the spread: no interval. */
+    double half = NAN;
     if (m->n > 1)
-        half = gsl_cdf_tdist_Pinv(0.975, m->n - 1) * m->stddev / sqrt(m->n);
+        half = gsl_cdf_tdist_Pinv(1 - RPT_ALPHA / 2, m->n - 1) * m->stddev / sqrt(m->n);
     m->ci_lo = m->mean - half;
     m->ci_hi = m->mean + half;
 }
@@ -217,6 +99,57 @@ void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *s
     rpt_variant_gather_series(v, sets, reps);
 }
 
+void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char *served)
+{
+    free(r->offered_metric);
+    free(r->served_metric);
+    r->offered_metric = xstrdup(offered);
+    r->served_metric = xstrdup(served);
+    for (int i = 0; i < r->nvariants; i++) {
+        struct rpt_variant *v = &r->variants[i];
+        const struct rpt_metric *o = rpt_variant_metric(v, offered);
+        const struct rpt_metric *s = rpt_variant_metric(v, served);
+        v->saturated = false;
+        if (!o || !s)
+            continue;
+        v->offered = o->mean;
+        v->served = s->mean;
+        v->saturated = s->mean < o->mean * (1 - RPT_SATURATION_PCT / 100);
+    }
+}
+
+static const struct rpt_variant_series *rpt_variant_series_get(const struct rpt_variant *v,
+                                                               const char *name)
+{
+    for (int i = 0; i < v->nseries; i++)
+        if (strcmp(v->series[i].name, name) == 0)
+            return &v->series[i];
+    return NULL;
+}
+
+void rpt_check_warmup(struct rpt_results *r)
+{
+    for (int i = 0; i < r->nvariants; i++) {
+        struct rpt_variant *v = &r->variants[i];
+        const struct rpt_variant_series *vs = rpt_variant_series_get(v, "steady_state");
+        double sum = 0;
+        int n = 0;
+        v->transient_ms = v->warmup_ms = NAN;
+        for (int k = 0; vs && k < vs->nreps; k++) {
+            const struct rpt_series *sr = &vs->rep[k];
+            if (sr->nrows < 1 || sr->ncols < 2 || !(sr->rows[0] >= 0))
+                continue; /* too few observations for MSER-5 */
+            sum += sr->rows[0];
+            v->warmup_ms = sr->rows[1];
+            n++;
+        }
+        if (n > 0)
+            v->transient_ms = sum / n;
+        /* A saturated variant never settles; its saturation says more. */
+        v->warmup_short = n > 0 && v->transient_ms > v->warmup_ms && !v->saturated;
+    }
+}
+
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name)
 {
     for (int i = 0; i < v->nmetrics; i++)
@@ -240,63 +173,118 @@ const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, co
     return NULL;
 }
 
-static const char *rpt_verdict(enum rpt_better better, double lo, double hi)
+const char *rpt_test_name(enum rpt_test t)
 {
-    if (isnan(lo) || isnan(hi))
-        return NULL; /* no usable values: nothing to judge */
-    if (lo <= 0 && hi >= 0)
+    return t == RPT_TEST_PAIRED ? "paired-t" : t == RPT_TEST_WELCH ? "welch-t" : "none";
+}
+
+/* Near-zero baselines. A percentage of a baseline near zero is huge and says
+ * nothing ("poll_pct +26,739,386 %"); under these thresholds the delta is
+ * shown as a difference: of a share in percentage points, of a count or an
+ * event rate in its unit. Any metric with a zero baseline has no
+ * percentage at all. */
+static const struct {
+    const char *unit;
+    double below;            /* |baseline mean| under this is near zero */
+    const char *shown_unit;
+} rpt_near_zero[] = {
+    { "%", 1.0, "pp" },      /* a share under one percentage point */
+    { "", 1.0, "" },         /* a count under one */
+    { "1/s", 1.0, "1/s" },   /* an event rate under one a second */
+};
+
+static void rpt_choose_scale(const struct rpt_metric *base, struct rpt_comparison *out)
+{
+    double mb = fabs(base->mean);
+    out->absolute = mb == 0;
+    str_copy(out->delta_unit, sizeof out->delta_unit, out->absolute ? base->unit : "%");
+    for (size_t i = 0; i < sizeof rpt_near_zero / sizeof rpt_near_zero[0]; i++)
+        if (strcmp(base->unit, rpt_near_zero[i].unit) == 0 && mb < rpt_near_zero[i].below) {
+            out->absolute = true;
+            str_copy(out->delta_unit, sizeof out->delta_unit, rpt_near_zero[i].shown_unit);
+        }
+}
+
+static const char *rpt_verdict(enum rpt_better better, const struct rpt_comparison *c)
+{
+    if (c->test == RPT_TEST_NONE)
+        return "n/a";
+    if (!(c->p_adjusted < RPT_ALPHA) || c->delta == 0)
         return "noise";
-    bool up = lo > 0;
+    bool up = c->delta > 0;
     if (better == RPT_NEUTRAL)
         return up ? "higher" : "lower";
     return (up == (better == RPT_HIGHER_BETTER)) ? "better" : "worse";
 }
 
-/* Welch-Satterthwaite degrees of freedom, written with each side's share of
- * the variance of the difference so that tiny or huge variances neither
- * underflow nor overflow: (vb + vv)^2 / (vb^2 / ...) is 0/0 for variances
- * near 1e-320, and GSL's t functions reject the NaN. */
-static double rpt_welch_df(double vb, int nb, double vv, int nv)
+/* Every pair differs by the same amount while the values themselves vary:
+ * a quantized metric (a percentile on histogram buckets, a rate on the RT
+ * curve's steps) whose differences fall below its resolution, not an exact
+ * difference. The paired variance (0) says nothing then, and p = 0 would
+ * claim certainty; the unpaired test uses the spread that is there. */
+static bool rpt_paired_degenerate(const struct rpt_metric *base, const struct rpt_metric *var,
+                                  const struct rpt_diff_test *t)
 {
-    double a = vb / (vb + vv), b = vv / (vb + vv);
-    return 1 / (a * a / (nb - 1) + b * b / (nv - 1));
+    return t->ci_lo == t->ci_hi && t->diff != 0 && (base->stddev > 0 || var->stddev > 0);
 }
 
-void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
+void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out)
 {
+    memset(out, 0, sizeof *out);
     str_copy(out->metric, sizeof out->metric, base->name);
-    double diff = var->mean - base->mean;
-    double vb = base->n > 0 ? base->stddev * base->stddev / base->n : 0;
-    double vv = var->n > 0 ? var->stddev * var->stddev / var->n : 0;
-    double se = sqrt(vb + vv);
-    /* A change from a zero baseline has no percentage: NaN (null in JSON,
-     * "n/a" in the table); no change from zero is 0 %. */
-    double scale = fabs(base->mean) > 0 ? 100.0 / fabs(base->mean) : diff == 0 ? 0 : NAN;
-    double lo = diff, hi = diff, p = 1.0;
-    if (!isfinite(diff) || !isfinite(se)) {
-        /* A NaN replication, or values beyond the range of a double: no CI,
-         * no p-value, no verdict (GSL would be handed NaN). */
-        lo = hi = p = NAN;
-    } else if (se > 0 && base->n > 1 && var->n > 1) {
-        double df = rpt_welch_df(vb, base->n, vv, var->n);
-        double t = diff / se;
-        p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
-        double half = gsl_cdf_tdist_Pinv(0.975, df) * se;
-        lo = diff - half;
-        hi = diff + half;
-    } else if (diff == 0) {
-        p = 1.0;
-    } else {
-        /* No spread on either side (deterministic metric): any difference is
-         * exact, so it is significant. */
-        p = 0.0;
+    out->n_base = base->n;
+    out->n_variant = var->n;
+    out->delta = var->mean - base->mean;
+    struct rpt_diff_test t = { 0 };
+    if (paired && base->n == var->n && rpt_paired_t(base->values, var->values, base->n, &t) == 0 &&
+        !rpt_paired_degenerate(base, var, &t))
+        out->test = RPT_TEST_PAIRED;
+    else if (rpt_welch_t(base->values, base->n, var->values, var->n, &t) == 0)
+        out->test = RPT_TEST_WELCH;
+    else
+        out->test = RPT_TEST_NONE;
+    out->ci_lo = out->test ? t.ci_lo : NAN;
+    out->ci_hi = out->test ? t.ci_hi : NAN;
+    out->p_value = out->p_adjusted = out->test ? t.p_value : NAN;
+    /* No change from zero is 0 %; a change from zero has no percentage. */
+    double scale = base->mean != 0 ? 100.0 / fabs(base->mean) : out->delta == 0 ? 0 : NAN;
+    out->delta_pct = out->delta * scale;
+    out->ci_lo_pct = out->ci_lo * scale;
+    out->ci_hi_pct = out->ci_hi * scale;
+    rpt_choose_scale(base, out);
+    out->verdict = rpt_verdict(base->better, out);
+}
+
+/* Whether a metric belongs to the per-CPU view (--cpus) rather than the
+ * host-wide metrics. */
+static bool rpt_in_cpus_view(const char *metric)
+{
+    return strncmp(metric, RPT_CPUS_PREFIX, strlen(RPT_CPUS_PREFIX)) == 0;
+}
+
+/* Holm over one family -- the comparisons among cmp[first .. first + n)
+ * (one variant's) in the per-CPU view or not -- then their verdicts from
+ * the adjusted p-values. The host-wide metrics and the --cpus view are
+ * separate families, so asking for the view changes no host-wide verdict. */
+static void rpt_adjust_family(struct rpt_results *r, int first, int n, bool cpus_view)
+{
+    double *p = xcalloc((size_t)n + 1, sizeof *p), *adj = xcalloc((size_t)n + 1, sizeof *adj);
+    for (int i = 0; i < n; i++) {
+        const struct rpt_comparison *c = &r->cmp[first + i];
+        p[i] = rpt_in_cpus_view(c->metric) == cpus_view ? c->p_value : NAN;
     }
-    out->delta_pct = diff * scale;
-    out->ci_lo_pct = lo * scale;
-    out->ci_hi_pct = hi * scale;
-    out->p_value = p;
-    out->verdict = rpt_verdict(base->better, lo, hi);
+    rpt_holm(p, n, adj);
+    for (int i = 0; i < n; i++) {
+        struct rpt_comparison *c = &r->cmp[first + i];
+        if (rpt_in_cpus_view(c->metric) != cpus_view)
+            continue;
+        const struct rpt_metric *b = rpt_variant_metric(&r->variants[0], c->metric);
+        c->p_adjusted = adj[i];
+        c->verdict = rpt_verdict(b->better, c);
+    }
+    free(p);
+    free(adj);
 }
 
 void rpt_compare_all(struct rpt_results *r)
@@ -306,16 +294,19 @@ void rpt_compare_all(struct rpt_results *r)
     const struct rpt_variant *b = &r->variants[0];
     for (int v = 1; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
+        int first = r->ncmp;
         for (int i = 0; i < b->nmetrics; i++) {
             const struct rpt_metric *mv = rpt_variant_metric(var, b->metrics[i].name);
             if (!mv)
                 continue;
             r->cmp = xreallocarray(r->cmp, (size_t)r->ncmp + 1, sizeof *r->cmp);
             struct rpt_comparison *c = &r->cmp[r->ncmp++];
-            rpt_compare_metric(&b->metrics[i], mv, c);
+            rpt_compare_metric(&b->metrics[i], mv, r->paired, c);
             c->base = b->name;
             c->variant = var->name;
         }
+        rpt_adjust_family(r, first, r->ncmp - first, false);
+        rpt_adjust_family(r, first, r->ncmp - first, true);
     }
 }
 
@@ -346,6 +337,9 @@ void rpt_results_free(struct rpt_results *r)
     free(r->machine);
     free(r->machine_desc);
     free(r->cpus);
+    free(r->primary);
+    free(r->offered_metric);
+    free(r->served_metric);
     memset(r, 0, sizeof *r);
 }
 

@@ -1,10 +1,11 @@
 /* results: the immutable results model every report format renders.
  *
- * A job fills a struct rpt_metric_set (name -> value, with unit and which
- * direction is better). The runner gathers one set per replication and variant;
+ * A job fills a struct rpt_metric_set (sim/metrics.h: name -> value, with unit
+ * and which direction is better). The runner gathers one set per replication and variant;
  * rpt_summarize() turns them into per-variant summaries (mean, stddev, 95 % CI
  * with Student t) and comparisons of every metric against the first variant
- * (Welch's t-test: delta %, its 95 % CI, p-value, verdict). Formats only read
+ * (paired or Welch t, report/inference.h: delta, its 95 % CI, p-values raw
+ * and Holm-adjusted, verdict). Formats only read
  * this model, so a new metric touches no format. */
 #ifndef PMLAB_REPORT_RESULTS_H
 #define PMLAB_REPORT_RESULTS_H
@@ -13,83 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define RPT_NAME_MAX 48
-#define RPT_UNIT_MAX 12
-
-enum rpt_better {
-    RPT_LOWER_BETTER = -1,
-    RPT_NEUTRAL = 0,        /* a change is reported as "higher"/"lower", not judged */
-    RPT_HIGHER_BETTER = 1,
-};
-
-struct rpt_metric_value {
-    char name[RPT_NAME_MAX];
-    char unit[RPT_UNIT_MAX];
-    enum rpt_better better;
-    double value;
-};
-
-#define RPT_SERIES_MAX_COLS 8
-
-/* A named table a run produces besides its metrics (jbb's RT curve: one row
- * per injection step). Rows are doubles, row-major. */
-struct rpt_series {
-    char name[RPT_NAME_MAX];
-    int ncols;
-    char cols[RPT_SERIES_MAX_COLS][RPT_NAME_MAX];
-    double *rows;            /* [nrows * ncols] */
-    int nrows, caprows;
-};
-
-struct rpt_metric_set {
-    struct rpt_metric_value *m;
-    int n, cap;
-    struct rpt_series *series;
-    int nseries;
-};
-
-/* Set (or replace) metric name in s. */
-void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
-                 enum rpt_better better, double value);
-const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name);
-
-/* The CPUs a group of per-CPU metrics covers, as turbostat --cpu restricts
- * its per-thread columns. The host-wide metrics cover every CPU under their
- * plain names (rpt_scope_host); with [report] cpus or --cpus LIST the same
- * quantities are added over the listed CPUs, named RPT_CPUS_PREFIX NAME
- * ("cpus.busy_pct", "cpus.residency.C1E"). */
-#define RPT_CPUS_PREFIX "cpus."
-struct rpt_cpu_scope {
-    const bool *cpus;        /* [ncpus of the machine]: the CPUs covered, never none;
-                              * NULL = all */
-    const char *prefix;      /* "" or RPT_CPUS_PREFIX */
-};
-extern const struct rpt_cpu_scope rpt_scope_host;
-
-static inline bool rpt_scope_has(const struct rpt_cpu_scope *sc, int cpu)
-{
-    return !sc->cpus || sc->cpus[cpu];
-}
-/* How many of CPUs 0 .. ncpus-1 the scope covers. */
-int rpt_scope_ncpus(const struct rpt_cpu_scope *sc, int ncpus);
-/* rpt_set_put / rpt_set_get of the scope's name for name (prefix + name).
- * The name must fit in RPT_NAME_MAX with the prefix: callers check their
- * longest names at compile time against RPT_SCOPED_NAME_MAX. */
-void rpt_scope_put(struct rpt_metric_set *s, const struct rpt_cpu_scope *sc, const char *name,
-                   const char *unit, enum rpt_better better, double value);
-const struct rpt_metric_value *rpt_scope_get(const struct rpt_metric_set *s,
-                                             const struct rpt_cpu_scope *sc, const char *name);
-/* The longest metric name that still fits with RPT_CPUS_PREFIX, in bytes
- * with its NUL. */
-#define RPT_SCOPED_NAME_MAX (RPT_NAME_MAX - (int)sizeof RPT_CPUS_PREFIX + 1)
-/* Append a row to series name of s, creating it with columns cols[ncols] on
- * first use (later calls must pass the same columns). */
-void rpt_set_series_row(struct rpt_metric_set *s, const char *name, const char *const *cols,
-                        int ncols, const double *row);
-const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name);
-/* Copy metrics and series of src into dst. */
-void rpt_set_copy(struct rpt_metric_set *dst, const struct rpt_metric_set *src);
-void rpt_set_free(struct rpt_metric_set *s);
+#include "sim/metrics.h"
 
 /* One metric of one variant over its replications. */
 struct rpt_metric {
@@ -99,7 +24,8 @@ struct rpt_metric {
     double *values;          /* [n], in replication order */
     int n;
     double mean, stddev;     /* sample stddev; 0 when n < 2 */
-    double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df); = mean when n < 2 */
+    double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df); NaN when n < 2:
+                              * one replication has no interval */
 };
 
 /* A series of one variant: one table per replication (in replication order). */
@@ -115,16 +41,44 @@ struct rpt_variant {
     int nmetrics;
     struct rpt_variant_series *series;
     int nseries;
+    /* Open-loop workloads (rpt_mark_saturation): served short of offered by
+     * more than RPT_SATURATION_PCT; offered and served are the means. */
+    bool saturated;
+    double offered, served;
+    /* Steady-state workloads (rpt_check_warmup): where MSER-5 puts the end of
+     * the start-up transient, mean over the replications, and the configured
+     * warm-up, in ms from the start of a run (NaN: not checked); warmup_short
+     * when the first is later. */
+    double transient_ms, warmup_ms;
+    bool warmup_short;
+};
+
+/* How a variant's metric was compared with the baseline's. */
+enum rpt_test {
+    RPT_TEST_NONE,           /* no test: fewer than 2 replications, or a value not finite */
+    RPT_TEST_PAIRED,         /* paired t on per-replication differences (common random numbers) */
+    RPT_TEST_WELCH,          /* Welch's t: independent samples */
 };
 
 struct rpt_comparison {
     char metric[RPT_NAME_MAX];
     const char *base, *variant;   /* variant names (owned by the variants) */
-    double delta_pct;             /* 100 (mean_v - mean_b) / |mean_b| */
-    double ci_lo_pct, ci_hi_pct;  /* 95 % CI of the delta, Welch-Satterthwaite */
-    double p_value;               /* two-sided Welch t-test; 1 when undefined; NaN as verdict */
-    const char *verdict;          /* better | worse | noise (higher | lower for neutral metrics);
-                                   * NULL when a side has no usable values (NaN) */
+    enum rpt_test test;
+    int n_base, n_variant;        /* replications on each side (pairs: equal) */
+    double delta;                 /* mean_v - mean_b, in the metric's unit */
+    double ci_lo, ci_hi;          /* its 95 % CI; NaN without a test */
+    double delta_pct;             /* 100 delta / |mean_b|; NaN when mean_b = 0 */
+    double ci_lo_pct, ci_hi_pct;  /* the CI in % of |mean_b|; NaN without a test or % */
+    /* Near-zero baseline: the report shows delta in delta_unit (percentage
+     * points "pp" for a share, else the metric's unit) instead of %. */
+    bool absolute;
+    char delta_unit[RPT_UNIT_MAX];
+    double p_value;               /* two-sided, of the test; NaN without a test */
+    double p_adjusted;            /* Holm over the variant's family (host-wide or cpus.*);
+                                   * NaN without a test */
+    /* better | worse | noise (higher | lower | noise for neutral metrics),
+     * from p_adjusted < RPT_ALPHA and the delta's sign; n/a without a test. */
+    const char *verdict;
 };
 
 struct rpt_results {
@@ -132,21 +86,55 @@ struct rpt_results {
     uint64_t seed;
     int reps;
     bool quick;
+    /* Replication r of every variant shares the workload's random numbers
+     * (common random numbers), so comparisons are paired. False for
+     * `compare` of files whose runs do not pair; unpaired_why says why. */
+    bool paired;
+    const char *unpaired_why;     /* static text; NULL when paired */
     char *cpus;              /* the CPU list of the cpus.* metrics ("0-15"); NULL = none */
+    char *primary;           /* the primary metric's name (the workload's headline or
+                              * --primary); NULL = none */
+    /* An open-loop workload's offered and served rate metrics, whose
+     * comparison marks saturated variants; NULL = closed loop. */
+    char *offered_metric, *served_metric;
     struct rpt_variant *variants;
     int nvariants;
     struct rpt_comparison *cmp;
     int ncmp;
 };
 
+/* An open-loop variant whose mean served rate is below the mean offered rate
+ * by more than this share is saturated. In a stable system the shortfall is
+ * only the requests still in flight when the window closes (the response
+ * time over the window, well under 1 %); 5 % leaves room for a heavily
+ * loaded but stable system while a queue that grows all run long, and the
+ * latencies that measure only that queue, are caught. */
+#define RPT_SATURATION_PCT 5.0
+
 /* Fill variant v's summaries from sets[rep] (reps sets, one per replication).
  * Metric order is the order of first appearance. */
 void rpt_variant_summarize(struct rpt_variant *v, const struct rpt_metric_set *sets, int reps);
+/* Mark every variant of r saturated or not from its metrics offered and
+ * served (an open-loop workload's, wl_ops); r->open_loop records them. A
+ * variant lacking either is not marked. */
+void rpt_mark_saturation(struct rpt_results *r, const char *offered, const char *served);
+/* Check every variant's warm-up from its series "steady_state" (one row per
+ * replication: mser5_ms, warmup_ms; wl_put_steady_state). The mean over
+ * replications, not the worst: MSER-5 on one noisy run can land late by
+ * chance, a transient that outlasts the warm-up does so on average. A
+ * saturated variant (rpt_mark_saturation first) is not flagged: it never
+ * settles, and its saturation says more. */
+void rpt_check_warmup(struct rpt_results *r);
 /* Compute r->cmp: every metric of every variant after the first against the
- * first variant (metrics absent from either side are skipped). */
+ * first variant (metrics absent from either side are skipped), paired when
+ * r->paired, then Holm's adjustment over each variant's host-wide metrics
+ * and, separately, over its cpus.* metrics, and the verdicts. */
 void rpt_compare_all(struct rpt_results *r);
-/* One comparison by Welch's test; exposed for the tests. */
-void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var,
+/* One comparison, without the multiple-comparison step: p_adjusted =
+ * p_value and the verdict from it. Paired needs base->n == var->n, else, or
+ * when every pair differs by the same amount although the values vary (a
+ * quantized metric), Welch. Exposed for the tests. */
+void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);
 /* The mean of metric name in v, or missing if v has no such metric. */
@@ -154,6 +142,8 @@ double rpt_variant_mean(const struct rpt_variant *v, const char *name, double mi
 /* The comparison of metric in variant against the first variant, or NULL. */
 const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
                                                  const char *metric);
+/* "paired-t" / "welch-t" / "none": a test's name in JSON and CSV. */
+const char *rpt_test_name(enum rpt_test t);
 void rpt_results_free(struct rpt_results *r);
 
 /* Output formats, one file each, registered by name. */

@@ -10,28 +10,71 @@
 
 #include "report/results.h"
 
-/* "mean ± half" with a precision suited to the magnitude. */
+/* Decimals suited to a magnitude. */
+static int table_prec(double mag)
+{
+    mag = fabs(mag);
+    return mag >= 1000 ? 0 : mag >= 100 ? 1 : mag >= 1 ? 2 : 4;
+}
+
+/* "mean ± half (n)": the replication count beside every interval; one
+ * replication has no interval ("mean ± n/a (1)"). */
 static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
 {
     double half = (m->ci_hi - m->ci_lo) / 2;
-    double mag = fabs(m->mean);
-    int prec = mag >= 1000 ? 0 : mag >= 100 ? 1 : mag >= 1 ? 2 : 4;
-    if (!isfinite(m->mean)) /* a NaN replication, or beyond a double */
-        snprintf(buf, size, "n/a");
-    else if (mag >= 1e9 || !isfinite(half)) /* keep the column's width */
-        snprintf(buf, size, "%.4g ± %.2g", m->mean, half);
+    int prec = table_prec(m->mean);
+    if (!isfinite(m->mean)) /* a replication without a usable value, or beyond a double */
+        snprintf(buf, size, "n/a (%d)", m->n);
+    else if (fabs(m->mean) >= 1e9) /* keep the column's width */
+        snprintf(buf, size, "%.4g ± %.2g (%d)", m->mean, half, m->n);
+    else if (isfinite(half))
+        snprintf(buf, size, "%.*f ± %.*f (%d)", prec, m->mean, prec, half, m->n);
     else
-        snprintf(buf, size, "%.*f ± %.*f", prec, m->mean, prec, half);
+        snprintf(buf, size, "%.*f ± n/a (%d)", prec, m->mean, m->n);
+}
+
+/* How the deltas were tested, one line under the header. */
+static void table_method(const struct rpt_results *r, FILE *out)
+{
+    if (r->nvariants < 2)
+        return;
+    if (r->paired)
+        fprintf(out, "deltas: paired t on per-replication differences (replication r of every "
+                     "variant is offered the same work: common random numbers)\n");
+    else
+        fprintf(out, "deltas: Welch's t-test, unpaired (%s)\n",
+                r->unpaired_why ? r->unpaired_why : "independent runs");
+    fprintf(out, "verdicts: Holm-adjusted p < 0.05 over each variant's metrics; intervals are "
+                 "per metric; (n) = replications\n\n");
+}
+
+/* The saturation mark of an open-loop variant, under its line. */
+static void table_saturated(const struct rpt_results *r, const struct rpt_variant *var, FILE *out)
+{
+    if (!var->saturated)
+        return;
+    const struct rpt_metric *m = rpt_variant_metric(var, r->served_metric);
+    fprintf(out, "  SATURATED: served %.0f of %.0f %s offered (%.1f %%): its latencies measure a "
+                 "queue that grows all run long\n",
+            var->served, var->offered, m ? m->unit : "", 100 * var->served / var->offered);
 }
 
 static void table_header(const struct rpt_results *r, FILE *out)
 {
     fprintf(out, "pmlab %s  scenario %s%s\n", PMLAB_VERSION, r->scenario, r->quick ? " (quick)" : "");
+    if (r->quick)
+        fprintf(out, "QUICK RUN: the scenario's [quick] configuration, fewer and shorter runs: for "
+                     "smoke tests, not for decisions\n");
     if (r->description && *r->description)
         fprintf(out, "  %s\n", r->description);
     fprintf(out, "machine  %s: %s\n", r->machine, r->machine_desc ? r->machine_desc : "");
-    fprintf(out, "seed %llu, %d replications, 95 %% confidence intervals\n\n",
+    fprintf(out, "seed %llu, %d replications, 95 %% confidence intervals\n",
             (unsigned long long)r->seed, r->reps);
+    if (r->primary)
+        fprintf(out, "primary metric: %s (first, marked *)\n", r->primary);
+    table_method(r, out);
+    if (r->nvariants < 2)
+        fputc('\n', out);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         fprintf(out, "variant %-14s kernel %s", var->name, var->kernel);
@@ -44,6 +87,12 @@ static void table_header(const struct rpt_results *r, FILE *out)
         if (var->config && *var->config)
             fprintf(out, "  config: %s", var->config);
         fputc('\n', out);
+        table_saturated(r, var, out);
+        if (var->warmup_short)
+            fprintf(out, "  WARM-UP TOO SHORT: MSER-5 puts the end of the start-up transient at "
+                         "%.0f ms (mean over replications), after the %.0f ms warm-up: the "
+                         "window includes it\n",
+                    var->transient_ms, var->warmup_ms);
     }
     fputc('\n', out);
 }
@@ -62,51 +111,118 @@ static bool table_is_turbostat_metric(const char *name)
     return false;
 }
 
+/* The unit a delta is shown in: "%", "pp", the metric's unit, or "abs" for
+ * a plain count. */
+static const char *table_delta_unit(const struct rpt_comparison *c)
+{
+    return c->delta_unit[0] ? c->delta_unit : "abs";
+}
+
+/* The delta, its CI with the replications behind it, and the p-values. */
+static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_t dsize, char *ci,
+                              size_t csize, char *p, char *padj, size_t psize)
+{
+    const char *unit = table_delta_unit(c);
+    char n[24];
+    if (c->test == RPT_TEST_WELCH)
+        snprintf(n, sizeof n, "(%d, %d)", c->n_base, c->n_variant);
+    else
+        snprintf(n, sizeof n, "(%d)", c->n_base < c->n_variant ? c->n_base : c->n_variant);
+    if (!isfinite(c->delta)) {
+        snprintf(delta, dsize, "n/a"); /* a side without usable values */
+    } else if (c->absolute) {
+        snprintf(delta, dsize, "%+.3g %s", c->delta, unit);
+        if (c->test != RPT_TEST_NONE)
+            snprintf(ci, csize, "[%+.3g, %+.3g] %s %s", c->ci_lo, c->ci_hi, unit, n);
+    } else {
+        snprintf(delta, dsize, "%+.2f%%", c->delta_pct);
+        if (c->test != RPT_TEST_NONE)
+            snprintf(ci, csize, "[%+.2f, %+.2f] %% %s", c->ci_lo_pct, c->ci_hi_pct, n);
+    }
+    if (c->test == RPT_TEST_NONE) {
+        snprintf(ci, csize, "n/a %s", n);
+        snprintf(p, psize, "n/a");
+        snprintf(padj, psize, "n/a");
+        return;
+    }
+    snprintf(p, psize, "%.3g", c->p_value);
+    snprintf(padj, psize, "%.3g", c->p_adjusted);
+}
+
+/* One compared variant's cells of a metric row. */
+static void table_variant_cells(const struct rpt_results *r, const struct rpt_variant *var,
+                                const char *metric, FILE *out)
+{
+    const struct rpt_metric *mv = rpt_variant_metric(var, metric);
+    const struct rpt_comparison *c = rpt_find_comparison(r, var->name, metric);
+    if (!mv || !c) {
+        fprintf(out, " %-14s (not reported)", var->name);
+        return;
+    }
+    char b[64], delta[32], ci[64], p[16], padj[16];
+    table_mean_ci(mv, b, sizeof b);
+    table_delta_cells(c, delta, sizeof delta, ci, sizeof ci, p, padj, sizeof p);
+    fprintf(out, " %-14s %-26s %10s  %-28s %8s %8s  %s", var->name, b, delta, ci, p, padj,
+            c->verdict);
+}
+
+/* Notes under the metrics: why a row says n/a, what a non-% delta is. */
+static void table_notes(const struct rpt_results *r, FILE *out)
+{
+    bool na = false, absolute = false, unpaired = false;
+    for (int i = 0; i < r->ncmp; i++) {
+        na |= r->cmp[i].test == RPT_TEST_NONE;
+        absolute |= r->cmp[i].absolute;
+        unpaired |= r->paired && r->cmp[i].test == RPT_TEST_WELCH;
+    }
+    if (na)
+        fprintf(out, "n/a: fewer than 2 replications (or a value that is not a number): no "
+                     "interval, p-value or verdict; run with --reps 2 or more\n");
+    if (absolute)
+        fprintf(out, "deltas not in %%: the baseline is near zero (a share under 1 %%, a count "
+                     "or a rate under 1, or 0), so the difference is shown in percentage points "
+                     "(pp) or the metric's unit\n");
+    if (unpaired)
+        fprintf(out, "(n, n): Welch's unpaired test: every pair differed by the same amount while "
+                     "the values varied (a quantized metric), so the paired variance, 0, says "
+                     "nothing\n");
+    if (na || absolute || unpaired)
+        fputc('\n', out);
+}
+
+/* One metric's rows: the baseline, then every compared variant. */
+static void table_metric_rows(const struct rpt_results *r, const struct rpt_metric *m, FILE *out)
+{
+    char a[64], name[RPT_NAME_MAX + 2];
+    table_mean_ci(m, a, sizeof a);
+    bool primary = r->primary && strcmp(r->primary, m->name) == 0;
+    snprintf(name, sizeof name, "%s%s", m->name, primary ? " *" : "");
+    fprintf(out, "%-22s %-7s %-26s", name, m->unit, a);
+    for (int v = 1; v < r->nvariants; v++) {
+        if (v > 1)
+            fprintf(out, "\n%-22s %-7s %-26s", "", "", "");
+        table_variant_cells(r, &r->variants[v], m->name, out);
+    }
+    fputc('\n', out);
+}
+
+/* The primary metric first, then the others in the workload's order. */
 static void table_metrics(const struct rpt_results *r, FILE *out)
 {
     const struct rpt_variant *base = &r->variants[0];
-    char a[48], b[48];
-    fprintf(out, "%-22s %-7s %-22s", "metric", "unit", base->name);
+    fprintf(out, "%-22s %-7s %-26s", "metric", "unit", base->name);
     if (r->nvariants > 1)
-        fprintf(out, " %-14s %-22s %8s  %-19s %7s  %s", "variant", "mean ± ci", "delta", "95% CI of delta",
-                "p", "verdict");
+        fprintf(out, " %-14s %-26s %10s  %-28s %8s %8s  %s", "variant", "mean ± ci (n)", "delta",
+                "95% CI of delta (n)", "p", "p(Holm)", "verdict");
     fputc('\n', out);
-    for (int i = 0; i < base->nmetrics; i++) {
-        const struct rpt_metric *m = &base->metrics[i];
-        if (table_is_turbostat_metric(m->name))
-            continue;
-        table_mean_ci(m, a, sizeof a);
-        fprintf(out, "%-22s %-7s %-22s", m->name, m->unit, a);
-        for (int v = 1; v < r->nvariants; v++) {
-            const struct rpt_variant *var = &r->variants[v];
-            const struct rpt_metric *mv = rpt_variant_metric(var, m->name);
-            const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
-            if (v > 1)
-                fprintf(out, "\n%-22s %-7s %-22s", "", "", "");
-            if (!mv || !c) {
-                fprintf(out, " %-14s (not reported)", var->name);
-                continue;
-            }
-            table_mean_ci(mv, b, sizeof b);
-            char ci[40], delta[16];
-            if (!c->verdict) {
-                fprintf(out, " %-14s %-22s %8s  %-19s %7s  %s", var->name, b, "n/a", "(no usable values)",
-                        "n/a", "n/a");
-                continue;
-            }
-            if (isnan(c->delta_pct)) {
-                snprintf(delta, sizeof delta, "n/a");
-                snprintf(ci, sizeof ci, "(zero baseline)");
-            } else {
-                snprintf(delta, sizeof delta, "%+.2f%%", c->delta_pct);
-                snprintf(ci, sizeof ci, "[%+.2f, %+.2f] %%", c->ci_lo_pct, c->ci_hi_pct);
-            }
-            fprintf(out, " %-14s %-22s %8s  %-19s %7.3g  %s", var->name, b, delta, ci,
-                    c->p_value, c->verdict);
-        }
-        fputc('\n', out);
-    }
+    const struct rpt_metric *primary = r->primary ? rpt_variant_metric(base, r->primary) : NULL;
+    if (primary)
+        table_metric_rows(r, primary, out);
+    for (int i = 0; i < base->nmetrics; i++)
+        if (&base->metrics[i] != primary && !table_is_turbostat_metric(base->metrics[i].name))
+            table_metric_rows(r, &base->metrics[i], out);
     fputc('\n', out);
+    table_notes(r, out);
 }
 
 /* turbostat's column name for a metric: residency.C1 -> C1%, core_residency.C6

@@ -171,6 +171,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     r->machine_desc = xstrdup(s->machine->description);
     r->seed = p->seed;
     r->reps = p->reps;
+    r->paired = true; /* common random numbers (world.h) */
     r->cpus = s->report_cpus ? cpulist_format(s->report_cpus, s->machine->ncpus) : NULL;
     r->nvariants = p->nvar;
     r->variants = xcalloc((size_t)p->nvar, sizeof *r->variants);
@@ -191,6 +192,9 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
             rpt_set_free(&sets[rep]);
     }
     free(sets);
+    if (s->wl->offered_metric && s->wl->served_metric)
+        rpt_mark_saturation(r, s->wl->offered_metric, s->wl->served_metric);
+    rpt_check_warmup(r);
     rpt_compare_all(r);
 }
 
@@ -211,17 +215,36 @@ static int runner_first_failure(const struct pool *p, char *err, size_t errsize)
     return 0;
 }
 
-double runner_primary_ci_pct(const struct rpt_variant *v)
+double runner_primary_ci_pct(const struct rpt_variant *v, const char *primary)
 {
-    if (v->nmetrics == 0)
+    const struct rpt_metric *m = primary ? rpt_variant_metric(v, primary) : NULL;
+    if (!m)
         return 0;
-    const struct rpt_metric *m = &v->metrics[0];
     double half = (m->ci_hi - m->ci_lo) / 2;
     if (!isfinite(half) || !isfinite(m->mean))
         return INFINITY;
     if (half == 0)
         return 0;
     return m->mean != 0 ? 100.0 * half / fabs(m->mean) : INFINITY;
+}
+
+/* r->primary: --primary if given, which the run must report; else the
+ * workload's headline, else its first metric. */
+static int runner_set_primary(const struct scenario *s, const struct runner_opts *o,
+                              struct rpt_results *r, char *err, size_t errsize)
+{
+    const struct rpt_variant *base = &r->variants[0];
+    const char *name = o->primary ? o->primary : s->wl->primary_metric;
+    if (o->primary && !rpt_variant_metric(base, o->primary)) {
+        snprintf(err, errsize, "--primary: the %s workload reports no metric '%s' (its headline "
+                 "is %s)", s->wl->name, o->primary,
+                 s->wl->primary_metric ? s->wl->primary_metric : "its first metric");
+        return RUNNER_BAD_PRIMARY;
+    }
+    if (!name || !rpt_variant_metric(base, name))
+        name = base->nmetrics ? base->metrics[0].name : NULL;
+    r->primary = name ? xstrdup(name) : NULL;
+    return 0;
 }
 
 /* Replications for the next batch of an adaptive run, or 0 to stop. The CI
@@ -236,7 +259,7 @@ static int runner_next_reps(const struct runner_opts *o, const struct rpt_result
         return 0;
     double worst = 0;
     for (int v = 0; v < r->nvariants; v++) {
-        double pct = runner_primary_ci_pct(&r->variants[v]);
+        double pct = runner_primary_ci_pct(&r->variants[v], r->primary);
         if (pct > worst)
             worst = pct;
     }
@@ -305,6 +328,11 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
             break;
         runner_gather(&p, out);
         out->quick = o->quick;
+        rc = runner_set_primary(s, o, out, err, errsize);
+        if (rc != 0) {
+            rpt_results_free(out);
+            break;
+        }
         reps = runner_next_reps(o, out, p.reps, max_reps);
         if (reps == 0)
             break;

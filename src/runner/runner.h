@@ -5,7 +5,9 @@
  * point) and writes only its own result slot, so output is byte-identical for
  * any --jobs and any execution order. For the same reason replications can be
  * added in batches (adaptive replications, ci_target_pct): replication r is
- * the same run whichever batch it falls in. */
+ * the same run whichever batch it falls in. Replication r of every variant
+ * is offered the same work (common random numbers, world.h), so the results
+ * are paired by replication (rpt_results.paired). */
 #ifndef PMLAB_RUNNER_RUNNER_H
 #define PMLAB_RUNNER_RUNNER_H
 
@@ -27,6 +29,9 @@ struct runner_opts {
      * has in a full run: any run can be reproduced alone. */
     const int *variants;
     int nvariants;
+    /* The primary metric (--primary); NULL = the workload's headline
+     * (wl_ops.primary_metric), or its first metric if it declares none. */
+    const char *primary;
     /* Adaptive replications when > 0: after the first batch (reps), add
      * batches until, for every variant, the 95 % CI half-width of the primary
      * metric (see runner_primary_ci_pct) is under ci_target_pct % of its mean,
@@ -46,15 +51,18 @@ struct runner_stats {
     double wall_s;       /* elapsed time of the whole run */
 };
 
-/* Run s. Returns 0 with *out filled (free with rpt_results_free), or -1 when a
+/* Run s. Returns 0 with *out filled (free with rpt_results_free); -1 when a
  * job failed, with err = "variant V, replication R: why" of the first failed
- * job in job order (the results are then not filled). */
+ * job in job order; or RUNNER_BAD_PRIMARY when the first batch has no metric
+ * named o->primary, with err saying so (the results are then not filled). */
+#define RUNNER_BAD_PRIMARY (-2)
 int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt_results *out,
                struct runner_stats *stats, char *err, size_t errsize);
 
-/* The 95 % CI half-width of v's primary metric (its first: the workload's
- * headline number) in % of |mean|. 0 when v has no metric or no spread;
- * INFINITY when the mean is 0 with spread, or a value is not finite. */
-double runner_primary_ci_pct(const struct rpt_variant *v);
+/* The 95 % CI half-width of v's metric named primary in % of |mean|. 0 when
+ * v has no such metric or no spread; INFINITY when the mean is 0 with
+ * spread, there is no interval (one replication), or a value is not
+ * finite. */
+double runner_primary_ci_pct(const struct rpt_variant *v, const char *primary);
 
 #endif

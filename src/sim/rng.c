@@ -69,6 +69,7 @@ static void mt_seed_full(gsl_rng *r, uint64_t seed)
 void sim_rng_init(struct sim_rng *rng, const struct sim_rng_key *key)
 {
     uint64_t seed = sim_rng_seed_of(key);
+    sim_rng_record(rng, NULL, 0);
     rng->r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng->r) {
         fprintf(stderr, "pmlab: out of memory allocating a random stream\n");
@@ -85,9 +86,24 @@ void sim_rng_destroy(struct sim_rng *rng)
     rng->r = NULL;
 }
 
+void sim_rng_record(struct sim_rng *rng, double *buf, int cap)
+{
+    rng->rec = buf;
+    rng->nrec = 0;
+    rng->caprec = buf ? cap : 0;
+}
+
+/* x, recorded if recording (a well-predicted branch beside a GSL draw). */
+static double rng_out(struct sim_rng *rng, double x)
+{
+    if (rng->rec && rng->nrec < rng->caprec)
+        rng->rec[rng->nrec++] = x;
+    return x;
+}
+
 double sim_rng_uniform(struct sim_rng *rng)
 {
-    return gsl_rng_uniform(rng->r);
+    return rng_out(rng, gsl_rng_uniform(rng->r));
 }
 
 double sim_rng_exp(struct sim_rng *rng, double mean)
@@ -96,7 +112,7 @@ double sim_rng_exp(struct sim_rng *rng, double mean)
      * log1p(-u): u is a multiple of 2^-32, so 1 - u is exact and both give the
      * same value, while log() is about twice as fast (this draw is on the
      * hot path of every workload). */
-    return -mean * log(1.0 - gsl_rng_uniform(rng->r));
+    return rng_out(rng, -mean * log(1.0 - gsl_rng_uniform(rng->r)));
 }
 
 double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv)
@@ -107,7 +123,7 @@ double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv)
      * CV^2 = exp(sigma^2) - 1, solved for mu and sigma. */
     double sigma2 = log1p(cv * cv);
     double mu = log(mean) - sigma2 / 2.0;
-    return gsl_ran_lognormal(rng->r, mu, sqrt(sigma2));
+    return rng_out(rng, gsl_ran_lognormal(rng->r, mu, sqrt(sigma2)));
 }
 
 /* 64 random bits from two 32-bit mt19937 outputs. */
@@ -122,14 +138,19 @@ uint64_t sim_rng_below(struct sim_rng *rng, uint64_t n)
 {
     if (n <= 1)
         return 0;
-    if (n <= 0xffffffffULL)
-        return gsl_rng_uniform_int(rng->r, (unsigned long)n);
-    /* Beyond the generator's 32 bits: rejection on 64-bit draws, accepting
-     * only below the largest multiple of n so every residue is equally likely. */
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
     uint64_t x;
-    do
-        x = draw_u64(rng);
-    while (x >= limit);
-    return x % n;
+    if (n <= 0xffffffffULL) {
+        x = gsl_rng_uniform_int(rng->r, (unsigned long)n);
+    } else {
+        /* Beyond the generator's 32 bits: rejection on 64-bit draws, accepting
+         * only below the largest multiple of n so every residue is equally
+         * likely. */
+        uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+        do
+            x = draw_u64(rng);
+        while (x >= limit);
+        x %= n;
+    }
+    rng_out(rng, (double)x);
+    return x;
 }

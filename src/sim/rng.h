@@ -1,7 +1,9 @@
 /* rng: reproducible random streams on GSL.
  *
  * Every run draws from its own streams, each seeded from a hash of
- * (scenario seed, variant index, replication, load point, stream id). So any run
+ * (scenario seed, variant index, replication, load point, stream id); the
+ * world keys its workload streams with variant 0 for every variant (common
+ * random numbers, world.h). So any run
  * can be reproduced alone, runs are independent of the order the thread pool
  * executes them in, and two parts of one run (arrivals, service times) do not
  * share a stream, so changing one does not shift the other. */
@@ -22,6 +24,10 @@ struct sim_rng_key {
 
 struct sim_rng {
     gsl_rng *r;
+    /* Draw record (tests): while rec is set, every draw's result is stored
+     * in rec[nrec++] until nrec == caprec. */
+    double *rec;
+    int nrec, caprec;
 };
 
 /* Mix a key into the seed of one stream (splitmix64-style finaliser over every
@@ -31,6 +37,12 @@ uint64_t sim_rng_seed_of(const struct sim_rng_key *key);
 /* Create the stream for key. Free with sim_rng_destroy. */
 void sim_rng_init(struct sim_rng *rng, const struct sim_rng_key *key);
 void sim_rng_destroy(struct sim_rng *rng);
+
+/* Record the results of the next cap draws into buf[cap] (owned by the
+ * caller, who reads rng->nrec of them); buf NULL stops recording. For tests
+ * that check what a stream handed out, e.g. that two variants drew the same
+ * workload. */
+void sim_rng_record(struct sim_rng *rng, double *buf, int cap);
 
 /* Uniform on [0, 1). */
 double sim_rng_uniform(struct sim_rng *rng);

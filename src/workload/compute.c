@@ -129,7 +129,7 @@ static void compute_bg_timer(struct sim_event *ev, void *arg)
     struct compute_bg *bg = container_of(ev, struct compute_bg, timer);
     if (bg->task.cpu < 0)   /* still busy from the last period: skip this one */
         sched_wake_task(w, &bg->task, run->cfg->bg_run_us * 1000.0);
-    double jitter = 0.9 + 0.2 * sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]);
+    double jitter = 0.9 + 0.2 * sim_rng_uniform(&w->rng[WORLD_STREAM_BACKGROUND]);
     sim_event_schedule(&w->q, ev, w->q.now_ns + 1 +
                                   (sim_time_t)(run->cfg->bg_period_ms * SIM_NS_PER_MS * jitter));
 }
@@ -193,7 +193,7 @@ static void compute_next(struct sim_event *ev, void *arg)
         compute_start_multi(run);
         return;
     }
-    int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
+    int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
     task_init(&run->thr[0].task, compute_single_done, hint);
     sched_wake_task(w, &run->thr[0].task, run->kernel_work_ns);
 }
@@ -203,10 +203,10 @@ static void compute_start_bg(struct compute_run *run)
     struct world *w = run->w;
     for (int i = 0; i < run->cfg->bg_tasks; i++) {
         struct compute_bg *bg = &run->bg[i];
-        int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
+        int hint = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
         task_init(&bg->task, compute_bg_done, hint);
         sim_event_init(&bg->timer, compute_bg_timer);
-        double phase = sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]);
+        double phase = sim_rng_uniform(&w->rng[WORLD_STREAM_BACKGROUND]);
         sim_event_schedule(&w->q, &bg->timer,
                            (sim_time_t)(phase * run->cfg->bg_period_ms * SIM_NS_PER_MS));
     }
@@ -257,6 +257,7 @@ static int compute_run_point(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_compute_ops = {
     .name = "compute",
     .desc = "Geekbench 5-like: single-thread kernels, then one thread per CPU; scores",
+    .primary_metric = "single_score",
     .params = compute_params,
     .config_size = sizeof(struct compute_config),
     .nload_points = NULL,

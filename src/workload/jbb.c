@@ -788,6 +788,7 @@ static int jbb_run_job(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_jbb_ops = {
     .name = "jbb",
     .desc = "SPECjbb2015-like: HBIR search, RT curve, max-jOPS and critical-jOPS",
+    .primary_metric = "critical_jops",
     .params = jbb_params,
     .config_size = sizeof(struct jbb_config),
     .validate = jbb_validate,

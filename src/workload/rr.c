@@ -11,11 +11,13 @@
  * headroom and load < 1 is stable on an SMT machine.
  *
  * Metrics: throughput_rps, lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us,
- * then the machine and idle metrics of world_collect_metrics; the series
- * latency_cdf holds the response-time distribution. Throughput and latencies
- * count only the requests that arrive in the measurement window (after
- * warmup_ms) and complete before it ends; throughput is their number over
- * duration_ms. A run whose requests in flight exceed max_inflight is
+ * offered_rps, then the machine and idle metrics of world_collect_metrics;
+ * the series latency_cdf holds the response-time distribution. Throughput
+ * and latencies count only the requests that arrive in the measurement
+ * window (after warmup_ms) and complete before it ends; throughput is their
+ * number over duration_ms, offered_rps the number that arrived in the
+ * window over duration_ms (the served and offered rates: a variant serving
+ * much less than offered is saturated, see wl_ops.offered_metric). A run whose requests in flight exceed max_inflight is
  * overloaded and fails (exit status 1). */
 #include <stddef.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "sim/hist.h"
+#include "sim/steady.h"
 #include "util/xalloc.h"
 #include "workload/workload.h"
 #include "world.h"
@@ -52,7 +55,9 @@ struct rr_run {
     double mean_gap_ns;
     sim_time_t measure_start_ns; /* end of the warm-up: requests from here on count */
     uint64_t completed;          /* completions of requests that arrived in the window */
+    uint64_t arrived;            /* requests that arrived in the window */
     struct sim_hist *lat;
+    struct sim_steady steady;    /* response times over the whole run, for MSER-5 */
     bool overloaded;
     struct sim_event arrival_ev, warmup_ev;
 };
@@ -83,6 +88,7 @@ static void rr_request_done(struct world *w, struct task *t)
 {
     struct rr_req *req = container_of(t, struct rr_req, task);
     struct rr_run *run = w->wl_state;
+    sim_steady_add(&run->steady, w->q.now_ns, (double)(w->q.now_ns - req->arrival_ns));
     if (req->arrival_ns >= run->measure_start_ns) {
         sim_hist_add(run->lat, w->q.now_ns - req->arrival_ns);
         run->completed++;
@@ -111,7 +117,8 @@ static void rr_arrival(struct sim_event *ev, void *arg)
     run->free_list = req->next_free;
     run->inflight++;
     req->arrival_ns = w->q.now_ns;
-    int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_PLACEMENT], (uint64_t)w->machine->ncpus);
+    run->arrived += req->arrival_ns >= run->measure_start_ns;
+    int cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_WAKE_CPU], (uint64_t)w->machine->ncpus);
     task_init(&req->task, rr_request_done, cpu);
     sched_wake_task(w, &req->task, rr_service_ns(run));
     double gap = sim_rng_exp(&w->rng[WORLD_STREAM_ARRIVAL], run->mean_gap_ns);
@@ -148,8 +155,11 @@ static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
     rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER, sim_hist_percentile_us(run->lat, 99));
     rpt_set_put(out, "lat_p999_us", "us", RPT_LOWER_BETTER,
                 sim_hist_percentile_us(run->lat, 99.9));
+    rpt_set_put(out, "offered_rps", "req/s", RPT_NEUTRAL, (double)run->arrived / window_s);
     world_collect_metrics(w, out);
     rr_collect_cdf(run->lat, out);
+    wl_put_steady_state(out, sim_steady_end_ns(&run->steady, SIM_STEADY_MEAN),
+                        run->measure_start_ns);
 }
 
 static int rr_run_point(struct world *w, const void *cfgp, int load_point,
@@ -174,9 +184,11 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
      * a warm-up the reset still runs before the first arrival: both are at
      * 0 and ties go in insertion order. */
     run.measure_start_ns = (sim_time_t)(cfg->warmup_ms * SIM_NS_PER_MS);
+    sim_time_t end_ns = run.measure_start_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS);
+    sim_steady_init(&run.steady, 0, end_ns);
     sim_event_schedule(&w->q, &run.warmup_ev, run.measure_start_ns);
     sim_event_schedule(&w->q, &run.arrival_ev, 0);
-    world_run_until(w, run.measure_start_ns + (sim_time_t)(cfg->duration_ms * SIM_NS_PER_MS));
+    world_run_until(w, end_ns);
     int rc = 0;
     if (run.overloaded) {
         snprintf(msg, msgsize, "overloaded: more than %lld requests in flight (load %.3g too high "
@@ -187,6 +199,7 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
         rr_collect(&run, out);
     }
     w->wl_state = NULL;
+    sim_steady_destroy(&run.steady);
     free(run.lat);
     free(run.pool);
     return rc;
@@ -195,6 +208,9 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
 const struct wl_ops wl_rr_ops = {
     .name = "rr",
     .desc = "open-loop request/response server: Poisson arrivals, lognormal service",
+    .primary_metric = "lat_p99_us",
+    .offered_metric = "offered_rps",
+    .served_metric = "throughput_rps",
     .params = rr_params,
     .config_size = sizeof(struct rr_config),
     .nload_points = NULL,

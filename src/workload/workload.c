@@ -76,3 +76,14 @@ int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const ch
     }
     return diag_error(d, file, line, "unknown key '%s' for workload '%s'", key, ops->name);
 }
+
+void wl_put_steady_state(struct rpt_metric_set *out, sim_time_t transient_end_ns,
+                         sim_time_t warmup_ns)
+{
+    static const char *const cols[] = { "mser5_ms", "warmup_ms" };
+    double row[2] = {
+        transient_end_ns < 0 ? -1.0 : (double)transient_end_ns / SIM_NS_PER_MS,
+        (double)warmup_ns / SIM_NS_PER_MS,
+    };
+    rpt_set_series_row(out, "steady_state", cols, 2, row);
+}

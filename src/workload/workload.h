@@ -13,7 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/results.h"
+#include "sim/metrics.h"
+#include "sim/time.h"
 #include "util/diag.h"
 
 struct world;
@@ -35,6 +36,16 @@ struct wl_param {
 struct wl_ops {
     const char *name;        /* `type = NAME` */
     const char *desc;
+    /* The headline metric, the number a user of the benchmark quotes: what
+     * --ci-target replicates for and the primary plot shows (--primary
+     * chooses another). */
+    const char *primary_metric;
+    /* Open-loop workloads: the metrics of the offered and the served rate,
+     * in the same unit. A variant serving less than it is offered, beyond
+     * RPT_SATURATION_PCT, is saturated: its latencies measure a queue that
+     * grows for as long as the run lasts (NULL: closed loop, the work
+     * waits for the system, never saturated). */
+    const char *offered_metric, *served_metric;
     const struct wl_param *params;  /* terminated by name NULL */
     size_t config_size;
     /* Cross-parameter checks after every key is set; -1 with msg on error. */
@@ -53,6 +64,14 @@ struct wl_ops {
      * one is an error at its `type` line, not a failure of every job. */
     bool needs_vm;
 };
+
+/* A steady-state workload's warm-up check (sim/steady.h) into out, as the
+ * series "steady_state" with one row (mser5_ms, warmup_ms): where MSER-5
+ * puts the end of the run's start-up transient (-1: too few observations)
+ * and the configured warm-up, both from the start of the run. The report
+ * warns when the first is later (rpt_check_warmup). */
+void wl_put_steady_state(struct rpt_metric_set *out, sim_time_t transient_end_ns,
+                         sim_time_t warmup_ns);
 
 /* Registered workloads, NULL-terminated. */
 extern const struct wl_ops *const wl_registry[];

@@ -14,7 +14,7 @@ grep -q '^metric .*delta .*95% CI of delta .*verdict' "$T/ab.txt" || fail "table
 grep -q '^throughput_rps .* B:base .*\(noise\|better\|worse\)$' "$T/ab.txt" || fail "no B:base verdict row"
 grep -q '^variant A:base ' "$T/ab.txt" || fail "baseline not shown as A:base"
 "$P" compare "$T/a.json" "$T/b.json" --format csv >"$T/ab.csv" || fail "compare csv"
-head -1 "$T/ab.csv" | grep -q ',delta_pct,.*,verdict$' || fail "csv header"
+head -1 "$T/ab.csv" | grep -q ',delta_pct,.*,verdict,test,delta,.*,p_adjusted,delta_unit,delta_shown,saturated$' || fail "csv header"
 [ "$(grep -c '^example-rr,skx-2s,idle-poll,' "$T/ab.csv")" -ge 10 ] || fail "csv lacks B's idle-poll"
 ok "two seeds of one scenario compare cleanly"
 

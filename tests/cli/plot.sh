@@ -35,6 +35,14 @@ for f in residency primary_metric pkg_watts latency_cdf above_below; do
     done
 done
 [ ! -e "$T/rep/rt_curve.png" ] || fail "rt_curve plotted for a workload without an RT curve"
+# Response time by percentile over all replications: median with a band from
+# the least to the greatest, on the log tail axis (99.9 % at 3 nines).
+grep -q '^# base: pct, latency_us median, least, greatest over 2 replications$' "$T/rep/latency_cdf.dat" ||
+    fail "latency_cdf.dat is not over all replications"
+awk 'NF == 4 { n++; if (!($3 <= $2 && $2 <= $4)) bad++ } END { exit !(n >= 100 && bad == 0) }' \
+    "$T/rep/latency_cdf.dat" || fail "latency_cdf.dat: a median outside its band"
+awk 'NF == 4 && $1 > 2.9999 && $1 < 3.0001 { found = 1 } END { exit !found }' "$T/rep/latency_cdf.dat" ||
+    fail "latency_cdf.dat: 99.9 % is not at 3 nines"
 grep -q '^## Results' "$T/rep/report.md" && grep -q '^## What each variant resolves to' "$T/rep/report.md" &&
     grep -q '!\[residency\](residency.png)' "$T/rep/report.md" || fail "report.md sections"
 grep -q '^\* cpuidle: no driver: cpuidle.off=1' "$T/rep/report.md" || fail "report.md explain marks"

@@ -11,6 +11,7 @@ for m in throughput_rps lat_p99_us pkg_watts busy_pct; do
     grep -q "^$m " "$T/table.txt" || fail "table lacks $m"
 done
 grep -q '^turbostat view' "$T/table.txt" || fail "table lacks turbostat view"
+grep -q '^QUICK RUN: .*for smoke tests, not for decisions$' "$T/table.txt" || fail "quick run without its banner"
 ok "table"
 
 "$P" run "$S" --quick --quiet --format json --jobs 1 >"$T/j1.json" || fail "json run"
@@ -27,6 +28,36 @@ for key in '"pmlab": "' '"scenario": "example-rr"' '"machine": "skx-2s"' '"seed"
     grep -q "$key" "$T/j1.json" || fail "json lacks $key"
 done
 ok "json schema keys"
+
+# One replication: means, but no interval, p-value or verdict (n/a, with a
+# note), in every format.
+"$P" run "$S" --quick --quiet --reps 1 --variant base --variant menu >"$T/r1.txt" || fail "--reps 1 run"
+grep -q '^throughput_rps .* ± n/a (1) .* menu .* ± n/a (1) .* n/a (1) .*n/a *n/a  n/a$' "$T/r1.txt" ||
+    fail "--reps 1: a row with an interval or a verdict: $(grep '^throughput_rps' "$T/r1.txt")"
+grep -Eq ' (better|worse|noise|higher|lower)$' "$T/r1.txt" && fail "--reps 1 gave a verdict"
+grep -q '^n/a: fewer than 2 replications' "$T/r1.txt" || fail "--reps 1: no note"
+"$P" run "$S" --quick --quiet --reps 1 --variant base --variant menu --format json >"$T/r1.json"
+grep -q '"verdict": "n/a"' "$T/r1.json" && ! grep -q '"verdict": "\(better\|worse\|noise\)"' "$T/r1.json" ||
+    fail "--reps 1: json verdicts"
+grep -q '"ci95": null' "$T/r1.json" || fail "--reps 1: json intervals are not null"
+ok "--reps 1: no interval, p-value or verdict"
+
+# The primary metric: rr's headline is its p99 latency, first in the table;
+# --primary chooses another; a metric the run lacks is bad input (exit 2).
+grep -q '"primary": "lat_p99_us"' "$T/j1.json" || fail "json: rr's primary is not lat_p99_us"
+"$P" run "$S" --quick --quiet --variant base --reps 2 >"$T/prim.txt" || fail "table run"
+grep -q '^primary metric: lat_p99_us' "$T/prim.txt" || fail "table header lacks the primary metric"
+[ "$(sed -n '/^metric /{n;p;q}' "$T/prim.txt" | cut -d' ' -f1)" = lat_p99_us ] ||
+    fail "the primary metric is not the table's first row"
+"$P" run "$S" --quick --quiet --variant base --reps 2 --primary throughput_rps --format json |
+    grep -q '"primary": "throughput_rps"' || fail "--primary throughput_rps not reported"
+set +e
+"$P" run "$S" --quick --quiet --variant base --reps 2 --primary nosuch >/dev/null 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] &&
+    grep -q "primary: the rr workload reports no metric 'nosuch' (its headline is lat_p99_us)" "$T/e" ||
+    fail "--primary nosuch: exit $rc: $(cat "$T/e")"
+ok "primary metric: the workload's headline, or --primary"
 
 "$P" run "$S" --quick --quiet --format json --seed 7 --reps 2 >"$T/s7.json" || fail "seed run"
 grep -q '"seed": 7' "$T/s7.json" || fail "--seed not reported"
@@ -93,6 +124,51 @@ grep -q "warn-old-kernel.ini:12: warning: intel_idle.ibrs_off: not in kernel 6.6
 expect_exit 0 "$P" run --help
 expect_exit 0 "$P" --help
 ok "exit statuses"
+
+# Saturation: an open-loop variant that serves far less than it is offered
+# is marked in every format and the run exits 1 with one line naming it.
+SAT=tests/data/scenarios/saturated.ini
+set +e
+"$P" run "$SAT" --quiet >"$T/sat.txt" 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 1 ] || fail "saturated run: exit $rc, want 1"
+[ "$(wc -l <"$T/e")" -eq 1 ] &&
+    grep -q '^pmlab run: variant slow is saturated: offered [0-9]* req/s, served [0-9]* req/s$' "$T/e" ||
+    fail "saturation message: $(cat "$T/e")"
+offered=$(sed 's/.*offered \([0-9]*\) .*/\1/' "$T/e")
+served=$(sed 's/.*served \([0-9]*\) .*/\1/' "$T/e")
+[ "$served" -lt "$((offered / 2))" ] || fail "slow served $served of $offered: not saturated"
+grep -A1 '^variant slow ' "$T/sat.txt" | grep -q '^  SATURATED: served ' || fail "table lacks the mark"
+grep -A1 '^variant base ' "$T/sat.txt" | grep -q SATURATED && fail "base marked saturated"
+set +e
+"$P" run "$SAT" --quiet --format json >"$T/sat.json" 2>/dev/null
+"$P" run "$SAT" --quiet --format csv >"$T/sat.csv" 2>/dev/null
+set -e
+grep -q '"open_loop": {' "$T/sat.json" || fail "json lacks open_loop"
+[ "$(grep -c '"saturated": true' "$T/sat.json")" -eq 1 ] && [ "$(grep -c '"saturated": false' "$T/sat.json")" -eq 1 ] ||
+    fail "json saturated flags"
+head -1 "$T/sat.csv" | grep -q ',saturated$' || fail "csv header lacks saturated"
+awk -F, 'NR > 1 { s[$3] = $NF } END { exit !(s["slow"] == "yes" && s["base"] == "no") }' "$T/sat.csv" ||
+    fail "csv saturated column"
+# The example at half load is not saturated.
+grep -q SATURATED "$T/prim.txt" && fail "the example is marked saturated"
+grep -q '^QUICK RUN' "$T/sat.txt" && fail "a run without --quick has the quick banner"
+ok "saturated open-loop variant: marked in every format, exit 1 with one line"
+
+# Steady state: measuring from time 0 includes the start-up transient, which
+# MSER-5 finds: a warning in the table, in JSON and on stderr, exit 0; with
+# a warm-up past it there is none.
+W=tests/data/scenarios/warmup-short.ini
+"$P" run "$W" --quiet >"$T/wu.txt" 2>"$T/e" || fail "warm-up run failed"
+[ "$(wc -l <"$T/e")" -eq 1 ] &&
+    grep -q '^pmlab run: warning: variant base: the start-up transient lasts about [0-9]* ms (MSER-5), longer than the 0 ms warm-up; raise warmup_ms$' "$T/e" ||
+    fail "warm-up warning: $(cat "$T/e")"
+grep -q '^  WARM-UP TOO SHORT: MSER-5 puts the end' "$T/wu.txt" || fail "table lacks the warm-up mark"
+"$P" run "$W" --quiet --format json 2>/dev/null | grep -q '"short": true' || fail "json lacks warmup short"
+sed 's/^warmup_ms = 0$/warmup_ms = 20/' "$W" >"$T/wu20.ini"
+"$P" run "$T/wu20.ini" --quiet --format json >"$T/wu20.json" 2>"$T/e" || fail "warm-up 20 run"
+[ ! -s "$T/e" ] && grep -q '"short": false' "$T/wu20.json" || fail "a 20 ms warm-up still warned: $(cat "$T/e")"
+ok "steady state: MSER-5 warns when the warm-up is shorter than the transient"
 
 "$P" machines >"$T/m" || fail "machines"
 for m in skx-2s adl-desktop rpl-h; do grep -q "^$m " "$T/m" || fail "machines lacks $m"; done

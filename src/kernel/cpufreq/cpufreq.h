@@ -39,7 +39,6 @@
 #include "hw/machine.h"
 #include "hw/rapl.h"
 #include "kernel/params.h"
-#include "report/results.h"
 #include "sim/eventq.h"
 #include "util/diag.h"
 
@@ -168,6 +167,28 @@ bool cpufreq_cpu_is_powersave(const struct world *w, int cpu);
 int cpufreq_set_governor(struct world *w, int cpu, const char *name);
 /* The name shown in scaling_governor for cpu ("" without a driver). */
 const char *cpufreq_governor_name(const struct world *w, int cpu);
+
+/* What a variant's cpufreq settings resolve to, for `pmlab explain`
+ * (report/explain_cpufreq.c prints it): the scaling driver, HWP, and per CPU
+ * what its cpufreq sysfs files read. */
+struct cpufreq_explain_cpu {
+    const char *governor;       /* scaling_governor (the policy, for a setpolicy driver) */
+    uint32_t min_khz, max_khz;  /* scaling_min_freq, scaling_max_freq */
+    uint32_t cpuinfo_min_khz, cpuinfo_max_khz;
+    int epp;                    /* energy_performance_preference, with HWP */
+};
+struct cpufreq_explain {
+    const char *driver;         /* NULL: no driver, every core at its base frequency */
+    bool hwp;
+    int ncpus;
+    struct cpufreq_explain_cpu *cpu; /* [ncpus], with a driver */
+};
+/* Fill e for kp on m from a world set up exactly as a run sets it up, so
+ * explain cannot disagree with what runs (cpu allocated; free with
+ * cpufreq_explain_free). */
+void cpufreq_explain(const struct hw_machine *m, const struct kparams *kp,
+                     struct cpufreq_explain *e);
+void cpufreq_explain_free(struct cpufreq_explain *e);
 
 /* ---- for governors and drivers --------------------------------------------- */
 

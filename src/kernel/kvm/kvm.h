@@ -44,8 +44,8 @@
 #include "hw/machine.h"
 #include "kernel/params.h"
 #include "kernel/sched/sched.h"
-#include "report/results.h"
 #include "sim/eventq.h"
+#include "sim/metrics.h"
 
 struct world;
 
@@ -111,6 +111,13 @@ int64_t kvm_halt_poll_adjust(const struct kvm_halt_poll_params *p, int64_t max_n
 /* kvm_arch_no_poll on x86: the guest cleared bit 0 of MSR_KVM_POLL_CONTROL,
  * or (patch kvm-powersave-nopoll) the host CPU runs a powersave policy. */
 bool kvm_arch_no_poll_decide(uint64_t msr_poll_control, bool patch_nopoll, bool cpu_powersave);
+
+/* What `pmlab explain` shows of KVM (report/explain_kvm.c prints it). */
+struct kvm_explain {
+    struct kvm_halt_poll_params halt_poll; /* as /sys/module/kvm/parameters reads */
+    bool patch_nopoll;                      /* patch kvm-powersave-nopoll applied */
+};
+void kvm_explain(const struct kparams *kp, struct kvm_explain *e);
 
 /* Guest haltpoll governor per vCPU (drivers/cpuidle/governors/haltpoll.c). */
 struct haltpoll_params {

@@ -19,7 +19,6 @@
 #include "kernel/idle/intel_idle.h"
 #include "kernel/time/tick_sched.h"
 #include "kernel/x86/bugs.h"
-#include "report/explain.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "world.h"
@@ -213,126 +212,44 @@ void idle_destroy(struct world *w)
     memset(&w->idle, 0, sizeof w->idle);
 }
 
-/* "0-3,8,10-11" for the CPUs of m for which pred(cpu) holds; "none" if none. */
-static void idle_cpu_list(const struct hw_machine *m, bool (*pred)(const void *, int),
-                          const void *arg, char *buf, size_t size)
+/* cpuidle stateN/disable of cpu: the variant's write, else the driver's default. */
+static bool idle_state_disabled_on(const struct kparams *kp, const struct cpuidle_driver *drv,
+                                   int state, int cpu)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int cpu = 0; cpu < m->ncpus && used < size; cpu++) {
-        if (!pred(arg, cpu))
-            continue;
-        int last = cpu;
-        while (last + 1 < m->ncpus && pred(arg, last + 1))
-            last++;
-        int n = last > cpu ? snprintf(buf + used, size - used, "%s%d-%d", used ? "," : "", cpu, last)
-                           : snprintf(buf + used, size - used, "%s%d", used ? "," : "", cpu);
-        used += n > 0 ? (size_t)n : 0;
-        cpu = last;
-    }
-    if (!used)
-        snprintf(buf, size, "none");
-}
-
-struct idle_disable_arg {
-    const struct kparams *kp;
-    const struct cpuidle_driver *drv;
-    int state;
-};
-
-static bool idle_state_disabled_on(const void *argp, int cpu)
-{
-    const struct idle_disable_arg *a = argp;
     int64_t v;
-    if (kparams_find_setting(a->kp, "cpuidle.state_disable", cpu, a->state, &v))
+    if (kparams_find_setting(kp, "cpuidle.state_disable", cpu, state, &v))
         return v != 0;
-    return (a->drv->states[a->state].flags & CPUIDLE_FLAG_OFF) != 0;
+    return (drv->states[state].flags & CPUIDLE_FLAG_OFF) != 0;
 }
 
-static const char *idle_enter_name(enum cpuidle_enter_method m)
+void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct idle_explain *e)
 {
-    static const char *const names[] = {
-        [CPUIDLE_ENTER_POLL] = "poll (IRQs on)",
-        [CPUIDLE_ENTER_MWAIT] = "mwait (IRQs off)",
-        [CPUIDLE_ENTER_MWAIT_IRQ] = "mwait (IRQs on)",
-        [CPUIDLE_ENTER_MWAIT_IBRS] = "mwait, IBRS off (IRQs off)",
-        [CPUIDLE_ENTER_MWAIT_XSTATE] = "mwait, XSTATE init (IRQs off)",
-        [CPUIDLE_ENTER_HLT] = "hlt (IRQs on)",
-    };
-    return names[m];
-}
-
-static void idle_explain_states(const struct hw_machine *m, const struct kparams *kp,
-                                const struct cpuidle_driver *drv, struct explain *x)
-{
-    for (int i = 0; i < drv->state_count; i++) {
-        const struct cpuidle_state *st = &drv->states[i];
-        struct idle_disable_arg a = { kp, drv, i };
-        char cpus[256];
-        idle_cpu_list(m, idle_state_disabled_on, &a, cpus, sizeof cpus);
-        explain_add(x, "cpuidle state%d: %-4s %-12s latency %lld us, residency %lld us, %s%s%s; "
-                    "disabled on cpus: %s", i, st->name, st->desc,
-                    (long long)(st->exit_latency_ns / 1000),
-                    (long long)(st->target_residency_ns / 1000), idle_enter_name(st->enter),
-                    st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" : "",
-                    st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "", cpus);
+    memset(e, 0, sizeof *e);
+    e->spectre_v2 = spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
+    e->hz = idle_hz(kp);
+    e->nohz = idle_nohz(kp);
+    e->mode = idle_probe(m, kp, &e->drv, e->why_no_driver, sizeof e->why_no_driver);
+    e->ncpus = m->ncpus;
+    if (e->mode == IDLE_MODE_CPUIDLE) {
+        e->governor = idle_pick_governor(kp)->name;
+        e->state_disabled = xcalloc((size_t)e->drv.state_count * (size_t)m->ncpus,
+                                    sizeof *e->state_disabled);
+        for (int i = 0; i < e->drv.state_count; i++)
+            for (int cpu = 0; cpu < m->ncpus; cpu++)
+                e->state_disabled[i * m->ncpus + cpu] = idle_state_disabled_on(kp, &e->drv, i, cpu);
     }
+    e->cpu_dma_latency_us = kparams_get(kp, "cpu_dma_latency", 0, -1);
+    e->cpu_dma_latency_set = kparams_is_set(kp, "cpu_dma_latency");
+    e->resume_latency_us = xcalloc((size_t)m->ncpus, sizeof *e->resume_latency_us);
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        e->resume_latency_us[cpu] = kparams_get(kp, "pm_qos_resume_latency_us", cpu, -1);
 }
 
-struct idle_qos_arg {
-    const struct kparams *kp;
-    int64_t value;
-};
-
-static bool idle_qos_is(const void *argp, int cpu)
+void idle_explain_free(struct idle_explain *e)
 {
-    const struct idle_qos_arg *a = argp;
-    return kparams_get(a->kp, "pm_qos_resume_latency_us", cpu, -1) == a->value;
-}
-
-/* Per-CPU resume-latency limits, grouped by value. */
-static void idle_explain_qos(const struct hw_machine *m, const struct kparams *kp,
-                             struct explain *x)
-{
-    explain_add(x, "pm_qos: /dev/cpu_dma_latency %lld us%s",
-                (long long)kparams_get(kp, "cpu_dma_latency", 0, -1),
-                kparams_is_set(kp, "cpu_dma_latency") ? "" : " (default: no limit)");
-    for (int cpu = 0; cpu < m->ncpus; cpu++) {
-        int64_t v = kparams_get(kp, "pm_qos_resume_latency_us", cpu, -1);
-        bool seen = false;
-        for (int k = 0; k < cpu && !seen; k++)
-            seen = kparams_get(kp, "pm_qos_resume_latency_us", k, -1) == v;
-        if (seen)
-            continue;
-        struct idle_qos_arg a = { kp, v };
-        char cpus[256];
-        idle_cpu_list(m, idle_qos_is, &a, cpus, sizeof cpus);
-        if (v == 0)
-            explain_add(x, "pm_qos: resume latency n/a (no latency at all) on cpus %s", cpus);
-        else if (v >= 2147483647)
-            explain_add(x, "pm_qos: resume latency 0 (no constraint) on cpus %s", cpus);
-        else
-            explain_add(x, "pm_qos: resume latency %lld us on cpus %s", (long long)v, cpus);
-    }
-}
-
-void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x)
-{
-    struct cpuidle_driver drv;
-    char why[128] = "";
-    memset(&drv, 0, sizeof drv);
-    explain_add(x, "spectre_v2: %s",
-                spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp)));
-    explain_add(x, "tick: CONFIG_HZ=%d, idle tick stop %s", idle_hz(kp),
-                idle_nohz(kp) ? "on (NO_HZ_IDLE)" : "off");
-    enum idle_mode mode = idle_probe(m, kp, &drv, why, sizeof why);
-    if (mode == IDLE_MODE_CPUIDLE) {
-        explain_add(x, "cpuidle: driver %s, governor %s", drv.name, idle_pick_governor(kp)->name);
-        idle_explain_states(m, kp, &drv, x);
-    } else {
-        explain_add(x, "cpuidle: no driver: %s", why);
-    }
-    idle_explain_qos(m, kp, x);
+    free(e->state_disabled);
+    free(e->resume_latency_us);
+    memset(e, 0, sizeof *e);
 }
 
 /* Entry methods that leave interrupts off while idle: the interrupt that

@@ -29,8 +29,8 @@
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/params.h"
-#include "report/results.h"
 #include "sim/eventq.h"
+#include "sim/metrics.h"
 
 struct world;
 
@@ -89,12 +89,29 @@ struct idle_sys {
 int idle_validate(const struct hw_machine *m, const struct kparams *kp, const char *file,
                   struct diag *d);
 
-struct explain;
-/* What the variant's idle settings resolve to on m, as explain lines:
- * mitigation, cpuidle driver and governor, tick, PM QoS, and per core type the
- * idle-state table with each state's entry method and the CPUs it is
- * disabled on. */
-void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
+/* What a variant's idle settings resolve to on a machine, for `pmlab
+ * explain` (report/explain_idle.c prints it): the mitigation, the tick, the
+ * cpuidle driver and governor or why there is none, the idle-state table with
+ * the CPUs each state is disabled on, and the PM QoS limits. */
+struct idle_explain {
+    const char *spectre_v2;             /* as sysfs vulnerabilities/spectre_v2 reads */
+    int hz;                             /* CONFIG_HZ */
+    bool nohz;                          /* the idle tick may stop (NO_HZ_IDLE) */
+    enum idle_mode mode;
+    char why_no_driver[128];            /* the kernel's reason, when mode != CPUIDLE */
+    struct cpuidle_driver drv;          /* when mode == CPUIDLE; else no states */
+    const char *governor;               /* when mode == CPUIDLE */
+    int ncpus;
+    bool *state_disabled;               /* [drv.state_count * ncpus]: state s is
+                                         * disabled on cpu c at [s * ncpus + c] */
+    int64_t cpu_dma_latency_us;         /* /dev/cpu_dma_latency */
+    bool cpu_dma_latency_set;           /* by the variant; else the default, no limit */
+    int64_t *resume_latency_us;         /* [ncpus] pm_qos_resume_latency_us */
+};
+
+/* Fill e for kp on m (arrays allocated; free with idle_explain_free). */
+void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct idle_explain *e);
+void idle_explain_free(struct idle_explain *e);
 
 /* Set up w->idle from the machine and kernel settings; every CPU enters idle. */
 void idle_init(struct world *w);

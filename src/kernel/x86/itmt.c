@@ -88,45 +88,16 @@ int itmt_validate(const struct hw_machine *m, const struct kparams *kp, const ch
     return rc;
 }
 
-/* "0-7 60, 8-15 35": CPUs grouped into runs of equal priority. */
-static void itmt_prio_text(const struct itmt *it, char *buf, size_t size)
+void itmt_explain(const struct hw_machine *m, const struct kparams *kp, struct itmt_explain *e)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int a = 0; a < it->ncpus && used < size;) {
-        int b = a;
-        while (b + 1 < it->ncpus && it->prio[b + 1] == it->prio[a])
-            b++;
-        int n = b > a ? snprintf(buf + used, size - used, "%s%d-%d %d", used ? ", " : "", a, b,
-                                 it->prio[a])
-                      : snprintf(buf + used, size - used, "%s%d %d", used ? ", " : "", a,
-                                 it->prio[a]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-        a = b + 1;
-    }
+    memset(e, 0, sizeof *e);
+    e->ncpus = m->ncpus;
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        e->ncppc += acpi_cppc_processor_probe(m, kp, cpu, e->cppc_why, sizeof e->cppc_why);
+    itmt_resolve(m, kp, &e->itmt);
 }
 
-void itmt_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x)
+void itmt_explain_free(struct itmt_explain *e)
 {
-    int nprobed = 0;
-    char why[128] = "";
-    for (int cpu = 0; cpu < m->ncpus; cpu++)
-        nprobed += acpi_cppc_processor_probe(m, kp, cpu, why, sizeof why);
-    if (nprobed == m->ncpus)
-        explain_add(x, "acpi_cppc: /sys/devices/system/cpu/cpu*/acpi_cppc present");
-    else
-        explain_add(x, "acpi_cppc: absent on %d of %d cpus: %s", m->ncpus - nprobed, m->ncpus,
-                    why);
-    struct itmt it;
-    itmt_resolve(m, kp, &it);
-    if (it.capable)
-        explain_add(x, "itmt: kernel.sched_itmt_enabled = %d", it.enabled);
-    else
-        explain_add(x, "itmt: not capable (no /proc/sys/kernel/sched_itmt_enabled): %s", it.why);
-    char prio[512];
-    itmt_prio_text(&it, prio, sizeof prio);
-    explain_add(x, "itmt: priority by cpu: %s", prio);
-    itmt_destroy(&it);
+    itmt_destroy(&e->itmt);
 }

@@ -16,7 +16,6 @@
 
 #include "hw/machine.h"
 #include "kernel/params.h"
-#include "report/explain.h"
 #include "util/diag.h"
 
 struct itmt {
@@ -45,7 +44,16 @@ void sched_set_itmt_support(struct itmt *it);
 int itmt_validate(const struct hw_machine *m, const struct kparams *kp, const char *file,
                   struct diag *d);
 
-/* The explain section: acpi_cppc sysfs, the sysctl, each CPU's priority. */
-void itmt_explain(const struct hw_machine *m, const struct kparams *kp, struct explain *x);
+/* What `pmlab explain` shows of CPPC and ITMT (report/explain_itmt.c prints
+ * it): whether acpi_cppc appears in sysfs, the sysctl, each CPU's priority. */
+struct itmt_explain {
+    int ncpus;
+    int ncppc;               /* CPUs with /sys/devices/system/cpu/cpuN/acpi_cppc */
+    char cppc_why[128];      /* when ncppc < ncpus: why the probe failed */
+    struct itmt itmt;
+};
+/* Fill e for kp on m (free with itmt_explain_free). */
+void itmt_explain(const struct hw_machine *m, const struct kparams *kp, struct itmt_explain *e);
+void itmt_explain_free(struct itmt_explain *e);
 
 #endif
