@@ -6,6 +6,10 @@
 #   make bench      benchmarks (BENCH <name> <value> <unit> lines)
 #   make bench-compare  mmc-sleep on pmlab, ns-3 and SimPy side by side
 #   make asan       sanitizer build only (build/asan/pmlab)
+#   make check-invariants  the seed scenarios, quick, one replication, on the
+#                   invariant-checking build (build/inv/pmlab)
+#   make fuzz       every libFuzzer target for FUZZ_S seconds (default 60), see
+#                   tests/fuzz/README.md; make test runs each briefly (fuzz-smoke)
 #   make run-seeds  the main job: every scenario in scenarios/
 #   make validate   every published figure a shipped scenario can pose, one
 #                   row each, into docs/validation.md (minutes; not a test)
@@ -17,11 +21,21 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -Isrc $(PKG_CFLAGS) -MMD -MP
 
-# Variant directories: rel (optimised) and asan (sanitizers, assertions).
+# Variant directories: rel (optimised), asan (sanitizers, assertions), inv
+# (optimised, assertions, every model invariant checked after every event:
+# src/world_check.h) and fuzz (clang, libFuzzer + ASan + UBSan; only the
+# harnesses link).
 V ?= rel
 ifeq ($(V),asan)
   OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DPMLAB_DEBUG=1
   LDSAN    := -fsanitize=address,undefined
+else ifeq ($(V),inv)
+  OPTFLAGS := -O2 -g -DPMLAB_INVARIANTS=1
+  LDSAN    :=
+else ifeq ($(V),fuzz)
+  CC       := clang
+  OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -DPMLAB_DEBUG=1
+  LDSAN    := -fsanitize=fuzzer,address,undefined
 else
   OPTFLAGS := -O2 -g -DNDEBUG
   LDSAN    :=
@@ -34,13 +48,18 @@ LIB_SRC  := $(shell find src -name '*.c' ! -path src/main.c | sort)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_S ?= 60
+FUZZ_SMOKE_S ?= 10
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
 # Test and bench objects are not intermediate: keep them between runs.
 .SECONDARY:
 
-.PHONY: all asan test unit-tests cli-tests scenario-tests bench bench-compare run-seeds validate clean
+.PHONY: all asan test unit-tests cli-tests scenario-tests bench bench-compare run-seeds validate clean \
+	build-fuzz fuzz fuzz-smoke check-invariants
 all: pmlab
 
 pmlab: $(B)/pmlab
@@ -64,6 +83,10 @@ $(B)/tests/%: $(B)/tests/%.o $(B)/libpmlab.a
 $(B)/bench/%: $(B)/bench/%.o $(B)/libpmlab.a
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
 
+$(B)/fuzz/%: $(B)/tests/fuzz/%.o $(B)/libpmlab.a
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS_ALL)
+
 build-tests: $(B)/pmlab $(TEST_BIN)
 build-bench: $(BENCH_BIN)
 
@@ -77,6 +100,8 @@ test:
 	$(MAKE) V=rel unit-tests cli-tests
 	$(MAKE) V=asan unit-tests cli-tests
 	$(MAKE) V=rel scenario-tests
+	$(MAKE) check-invariants
+	$(MAKE) fuzz-smoke
 	@echo "test: all passed (rel and asan)"
 
 unit-tests:
@@ -89,6 +114,28 @@ cli-tests:
 # effect within stated bounds (optimised build only: they are long).
 scenario-tests:
 	@set -e; for t in tests/scenarios/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab sh $$t; done
+
+# Every seed scenario's quick configuration, one replication, with every
+# invariant checked after every event (src/world_check.h); a violation
+# aborts with what, where and when.
+check-invariants:
+	$(MAKE) V=inv build/inv/pmlab
+	@set -e; for s in scenarios/*.ini; do echo "== invariants: $$s"; \
+	    build/inv/pmlab run "$$s" --quick --reps 1 --quiet >/dev/null; done
+	@echo "check-invariants: no violation"
+
+# libFuzzer targets (tests/fuzz/README.md): each one's crash regressions,
+# then FUZZ_S seconds of fuzzing from its seed corpus, two at a time.
+build-fuzz: $(FUZZ_BIN)
+
+fuzz:
+	$(MAKE) V=fuzz build-fuzz
+	@sh scripts/fuzz.sh $(FUZZ_S)
+
+# What make test runs: the same for FUZZ_SMOKE_S seconds each (CI).
+fuzz-smoke:
+	$(MAKE) V=fuzz build-fuzz
+	@sh scripts/fuzz.sh $(FUZZ_SMOKE_S)
 
 bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench

@@ -2,7 +2,9 @@
 # Install the Debian packages pmlab needs, only those that are missing.
 # Runs as root (CI, a fresh machine) or through sudo when available.
 set -eu
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db"
+# clang and libclang-rt-dev (libFuzzer, only recommended by clang, so named
+# here): the fuzz targets (make fuzz, and briefly in make test).
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -1,11 +1,13 @@
 /* pmlab: Linux CPU power-management policies on a simulated machine.
  * Entry point: dispatch to a subcommand (src/cli/). */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "report/results.h"
+#include "util/suggest.h"
 
 static const struct cli_command *const commands[] = {
     &cli_run_command,
@@ -31,14 +33,9 @@ static void usage(FILE *out)
             PMLAB_VERSION);
 }
 
-int main(int argc, char **argv)
+/* Dispatch argv to a command; its exit status. */
+static int dispatch(int argc, char **argv)
 {
-    /* GSL's default error handler aborts the process on a domain error (a t
-     * quantile with no degrees of freedom, say). pmlab checks every GSL result
-     * instead (report/inference.c), so the handler is switched off here, once,
-     * before any thread starts: it is the one process-wide setting pmlab
-     * makes, and no run depends on it. */
-    gsl_set_error_handler_off();
     if (argc < 2) {
         usage(stderr);
         return EXIT_BAD_INPUT;
@@ -59,7 +56,36 @@ int main(int argc, char **argv)
     for (const struct cli_command *const *c = commands; *c; c++)
         if (strcmp((*c)->name, cmd) == 0)
             return (*c)->main(argc - 1, argv + 1);
-    fprintf(stderr, "pmlab: unknown command '%s'\n\n", cmd);
+    struct suggest s;
+    suggest_init(&s, cmd);
+    for (const struct cli_command *const *c = commands; *c; c++)
+        suggest_add(&s, (*c)->name);
+    if (suggest_result(&s))
+        fprintf(stderr, "pmlab: unknown command '%s'; did you mean %s?\n\n", cmd,
+                suggest_result(&s));
+    else
+        fprintf(stderr, "pmlab: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    /* GSL's default error handler aborts the process on a domain error (a t
+     * quantile with no degrees of freedom, say). pmlab checks every GSL result
+     * instead (report/inference.c), so the handler is switched off here, once,
+     * before any thread starts: it is the one process-wide setting pmlab
+     * makes, and no run depends on it. */
+    gsl_set_error_handler_off();
+    int rc = dispatch(argc, argv);
+    /* Output that never arrived is a failure, whichever command wrote it
+     * (explain > /dev/full, a closed pipe): exit 1 like a failed run. A
+     * command that already failed has said why and keeps its status. */
+    errno = 0;
+    if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "pmlab: error writing standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        rc = EXIT_RUN_FAILED;
+    }
+    return rc;
 }

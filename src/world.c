@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "world_check.h"
+
 bool world_stream_common(enum world_stream s)
 {
     return s != WORLD_STREAM_TIMERS;
@@ -31,10 +33,12 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
     cpufreq_init(w);
     sched_init(w);
     kvm_init(w);
+    world_check_init(w);
 }
 
 void world_destroy(struct world *w)
 {
+    world_check_destroy(w);
     kvm_destroy(w);
     sched_destroy(w);
     cpufreq_destroy(w);
@@ -51,6 +55,7 @@ void world_measure_reset(struct world *w)
     hw_rapl_measure_reset(&w->cpufreq.rapl, w->q.now_ns);
     idle_measure_reset(w, w->q.now_ns);
     kvm_measure_reset(w);
+    world_check_measure_reset(w);
 }
 
 void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
@@ -77,6 +82,7 @@ void world_run_until(struct world *w, sim_time_t end_ns)
         sim_eventq_pop(&w->q);
         w->nevents++;
         ev->fn(ev, w);
+        world_check_event(w); /* nothing outside the invariant build */
     }
     /* Time advances to the end even when the queue ran dry before it. */
     if (w->q.now_ns < end_ns)

@@ -47,6 +47,8 @@ enum world_stream {
 /* Whether stream s is the workload's, common to every variant. */
 bool world_stream_common(enum world_stream s);
 
+struct world_check;
+
 struct world {
     struct sim_eventq q;
     const struct hw_machine *machine;
@@ -64,6 +66,7 @@ struct world {
      * affinity; wl_task_affinity applies it), NULL = every CPU. */
     const bool *wl_affinity;
     uint64_t nevents;         /* events handled, for the events/s figure */
+    struct world_check *check; /* invariant checker (world_check.h); NULL in other builds */
     void *wl_state;           /* the running workload's state */
 };
 

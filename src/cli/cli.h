@@ -24,4 +24,11 @@ void cli_explain_marked(const struct scenario *s, int v, int base_v, struct expl
 #define EXIT_RUN_FAILED 1
 #define EXIT_BAD_INPUT 2
 
+struct option;
+/* After getopt_long returned '?' (with opterr = 0): print one line for the
+ * bad option -- unknown (with "did you mean --X?" for a near miss),
+ * ambiguous, or missing its value -- and return EXIT_BAD_INPUT (cli/options.c). */
+int cli_bad_option(const char *cmd, char *const *argv, const struct option *longopts,
+                   const char *shortopts);
+
 #endif

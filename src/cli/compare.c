@@ -52,7 +52,8 @@ static void compare_usage(void)
            "\n"
            "Exit status: 0 success, 1 the report could not be written, 2 bad input (a missing\n"
            "or unreadable file, not a pmlab result, different scenarios or machines, no\n"
-           "common metric), with one line on stderr saying what is wrong.\n");
+           "common metric, a metric or series name over %d characters), with one line on\n"
+           "stderr saying what is wrong.\n", RPT_NAME_MAX - 1);
 }
 
 /* One saved result: the parsed document and its identifying fields (which
@@ -73,6 +74,31 @@ static const char *cmp_str(const json_t *obj, const char *key)
 static bool cmp_variant_ok(const json_t *v)
 {
     return json_is_object(v) && cmp_str(v, "name") && json_is_object(json_object_get(v, "metrics"));
+}
+
+/* The first metric, series or column name of variant v that the results
+ * model cannot hold (RPT_NAME_MAX with its NUL), or NULL. Such a name would
+ * be cut when stored, and two names cut alike would then be one metric. */
+static const char *cmp_long_name(const json_t *v, const char **kind)
+{
+    const char *name;
+    const json_t *x;
+    *kind = "metric";
+    json_object_foreach(json_object_get(v, "metrics"), name, x)
+        if (strlen(name) >= RPT_NAME_MAX)
+            return name;
+    json_object_foreach(json_object_get(v, "series"), name, x) {
+        *kind = "series";
+        if (strlen(name) >= RPT_NAME_MAX)
+            return name;
+        size_t i;
+        const json_t *c;
+        *kind = "series column";
+        json_array_foreach(json_object_get(x, "columns"), i, c)
+            if (json_string_value(c) && strlen(json_string_value(c)) >= RPT_NAME_MAX)
+                return json_string_value(c);
+    }
+    return NULL;
 }
 
 /* What is missing for root to be a pmlab result, or NULL if nothing. */
@@ -112,6 +138,16 @@ static int cmp_load(struct cmp_file *f)
     if (why) {
         fprintf(stderr, "pmlab compare: %s: %s\n", f->path, why);
         return -1;
+    }
+    size_t i;
+    const json_t *v;
+    json_array_foreach(json_object_get(f->root, "variants"), i, v) {
+        const char *kind, *name = cmp_long_name(v, &kind);
+        if (name) {
+            fprintf(stderr, "pmlab compare: %s: %s name '%s' is longer than %d characters\n",
+                    f->path, kind, name, RPT_NAME_MAX - 1);
+            return -1;
+        }
     }
     f->scenario = cmp_str(f->root, "scenario");
     f->machine = cmp_str(f->root, "machine");
@@ -262,25 +298,25 @@ static void cmp_build_variant(const struct cmp_file *a, const struct cmp_file *b
     free(sets);
 }
 
-/* name, or "PREFIX:name" when it collides with the baseline's name. */
-static void cmp_shown_name(const char *name, const char *prefix, bool collides, char *buf,
-                           size_t size)
+/* name, or "PREFIX:name" when it collides with the baseline's name
+ * (allocated). */
+static char *cmp_shown_name(const char *name, const char *prefix, bool collides)
 {
-    snprintf(buf, size, "%s%s", collides ? prefix : "", name);
+    return xasprintf("%s%s", collides ? prefix : "", name);
 }
 
 static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
                              struct rpt_results *r)
 {
-    char desc[1024];
     json_int_t seed_a = json_integer_value(json_object_get(a->root, "seed"));
     json_int_t seed_b = json_integer_value(json_object_get(b->root, "seed"));
-    snprintf(desc, sizeof desc, "compare: baseline from %s (seed %lld, %lld replications), "
-             "variants from %s (seed %lld, %lld replications)", a->path, (long long)seed_a,
-             (long long)json_integer_value(json_object_get(a->root, "reps")), b->path,
-             (long long)seed_b, (long long)json_integer_value(json_object_get(b->root, "reps")));
+    r->description = xasprintf("compare: baseline from %s (seed %lld, %lld replications), "
+                               "variants from %s (seed %lld, %lld replications)", a->path,
+                               (long long)seed_a,
+                               (long long)json_integer_value(json_object_get(a->root, "reps")),
+                               b->path, (long long)seed_b,
+                               (long long)json_integer_value(json_object_get(b->root, "reps")));
     r->scenario = xstrdup(a->scenario);
-    r->description = xstrdup(desc);
     r->machine = xstrdup(a->machine);
     r->machine_desc = xstrdup("as recorded in the saved results");
     r->seed = (uint64_t)seed_a;
@@ -328,13 +364,14 @@ static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct
         collides |= strcmp(cmp_str(v, "name"), base_name) == 0;
     r->nvariants = 1 + (int)json_array_size(b->variants);
     r->variants = xcalloc((size_t)r->nvariants, sizeof *r->variants);
-    char shown[256];
-    cmp_shown_name(base_name, "A:", collides, shown, sizeof shown);
+    char *shown = cmp_shown_name(base_name, "A:", collides);
     cmp_build_variant(a, b, base, shown, &r->variants[0]);
+    free(shown);
     json_array_foreach(b->variants, i, v) {
         const char *name = cmp_str(v, "name");
-        cmp_shown_name(name, "B:", strcmp(name, base_name) == 0, shown, sizeof shown);
+        shown = cmp_shown_name(name, "B:", strcmp(name, base_name) == 0);
         cmp_build_variant(a, b, v, shown, &r->variants[i + 1]);
+        free(shown);
     }
     cmp_pairing(a, b, r);
     const json_t *open_loop = json_object_get(a->root, "open_loop");
@@ -355,11 +392,12 @@ static int cmp_parse_args(int argc, char **argv, const char **paths, const char 
     };
     int c;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': *format = optarg; break;
         case 'h': return 1;
-        default: return -1;
+        default: return cli_bad_option("compare", argv, longopts, "f:h"), -1;
         }
     }
     if (optind != argc - 2) {

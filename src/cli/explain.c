@@ -171,11 +171,16 @@ static int explain_main(int argc, char **argv)
     const char *only[64];
     int nonly = 0, c;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'h')
             return explain_usage(), 0;
-        if (c != 'V' || nonly == 64)
+        if (c != 'V')
+            return cli_bad_option("explain", argv, longopts, "h");
+        if (nonly == 64) {
+            fprintf(stderr, "pmlab explain: at most 64 --variant options\n");
             return EXIT_BAD_INPUT;
+        }
         only[nonly++] = optarg;
     }
     if (optind != argc - 1) {

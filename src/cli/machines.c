@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "hw/machine.h"
+#include "kernel/idle/intel_idle.h"
 #include "util/xalloc.h"
 
 static void machines_usage(void)
@@ -71,13 +72,14 @@ static int machines_main(int argc, char **argv)
         dir = "machines";
     int c;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
         if (c == 'd')
             dir = optarg;
         else if (c == 'h')
             return machines_usage(), 0;
         else
-            return EXIT_BAD_INPUT;
+            return cli_bad_option("machines", argv, longopts, "d:h");
     }
     if (optind != argc) {
         fprintf(stderr, "pmlab machines: unexpected argument '%s'\n", argv[optind]);
@@ -91,10 +93,14 @@ static int machines_main(int argc, char **argv)
     }
     int rc = 0;
     for (int i = 0; i < n; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *path = xasprintf("%s/%s", dir, names[i]);
         struct diag d = { 0 };
         struct hw_machine *m = hw_machine_load(path, &d);
+        free(path);
+        if (m && intel_idle_check_machine(m, &d) != 0) {
+            hw_machine_free(m);
+            m = NULL;
+        }
         if (m)
             machines_print(m);
         else

@@ -1,5 +1,6 @@
 /* run: `pmlab run SCENARIO`: load, run every job, print the report. */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "report/explain.h"
 #include "report/mdreport.h"
 #include "report/plot.h"
@@ -30,7 +32,9 @@ static void run_usage(void)
            "\n"
            "options:\n"
            "  --format table|json|csv  output format (default table)\n"
-           "  --output FILE            write the report to FILE instead of stdout\n"
+           "  --output FILE            write the report to FILE instead of stdout (through a\n"
+           "                           temporary file: FILE keeps its contents unless the run\n"
+           "                           succeeds)\n"
            "  --reps N                 replications per variant (default: the scenario's); with\n"
            "                           --ci-target, the first batch\n"
            "  --ci-target PCT          add replications in batches until, for every variant, the\n"
@@ -67,7 +71,8 @@ static void run_usage(void)
            "\n"
            "A progress line is drawn on stderr only when it is a terminal and --quiet is not\n"
            "given. Output is byte-identical for a given scenario, seed and replication\n"
-           "count, whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input.\n",
+           "count, whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input,\n"
+           "130/143 interrupted by SIGINT/SIGTERM (nothing incomplete is left behind).\n",
            RUNNER_DEFAULT_MAX_REPS);
 }
 
@@ -141,6 +146,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
     int c;
     int64_t v;
     optind = 1;
+    opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "f:o:r:s:j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': a->format = optarg; break;
@@ -186,7 +192,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
             break;
         case 'Q': a->quiet = true; break;
         case 'h': return 1;
-        default: return -1;
+        default: return cli_bad_option("run", argv, longopts, "f:o:r:s:j:qh"), -1;
         }
     }
     if (optind != argc - 1) {
@@ -219,19 +225,87 @@ static int run_select_variants(const struct run_args *a, const struct scenario *
     return n;
 }
 
-static int run_report(const struct rpt_format *fmt, const struct rpt_results *r, FILE *out,
-                      const char *path)
+/* Every place a run writes, and the watcher that undoes what is not in
+ * place when the run is interrupted (cli/output.h). */
+struct run_outputs {
+    struct out_file file;      /* --output */
+    struct out_dir plot, report;
+    struct out_guard guard;
+};
+
+/* Undo what is not in place (the caller holds the guard's lock). */
+static void run_abort_outputs(struct run_outputs *o)
 {
-    fmt->render(r, out);
-    if (!path && fflush(out) != 0) {
-        fprintf(stderr, "pmlab run: error writing the report\n");
-        return EXIT_RUN_FAILED;
+    if (o->guard.file)
+        out_file_abort(&o->file);
+    for (int i = 0; i < o->guard.ndirs; i++)
+        out_dir_abort(o->guard.dirs[i]);
+}
+
+/* Open every output before running, so a bad path fails at once: the
+ * targets themselves are untouched until their content is complete. On
+ * failure what was opened is discarded; run_close_outputs still follows. */
+static int run_open_outputs(const struct run_args *a, struct run_outputs *o)
+{
+    memset(o, 0, sizeof *o);
+    o->guard.cmd = "pmlab run";
+    o->guard.report_pending = true;
+    if (out_guard_start(&o->guard) != 0) {
+        fprintf(stderr, "pmlab run: cannot start the signal watcher\n");
+        return -1;
     }
-    if (path && fclose(out) != 0) {
-        fprintf(stderr, "pmlab run: error writing %s\n", path);
-        return EXIT_RUN_FAILED;
+    char msg[512];
+    int rc = 0;
+    pthread_mutex_lock(&o->guard.lock);
+    if (a->plot_dir && out_dir_open(&o->plot, a->plot_dir, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: --plot: %s\n", msg);
+        rc = -1;
+    } else if (a->plot_dir) {
+        o->guard.dirs[o->guard.ndirs++] = &o->plot;
     }
-    return 0;
+    if (rc == 0 && a->report_dir && out_dir_open(&o->report, a->report_dir, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: --report: %s\n", msg);
+        rc = -1;
+    } else if (rc == 0 && a->report_dir) {
+        o->guard.dirs[o->guard.ndirs++] = &o->report;
+    }
+    if (rc == 0 && a->output && out_file_open(&o->file, a->output, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: --output: %s\n", msg);
+        rc = -1;
+    } else if (rc == 0 && a->output) {
+        o->guard.file = &o->file;
+    }
+    if (rc != 0)
+        run_abort_outputs(o);
+    pthread_mutex_unlock(&o->guard.lock);
+    return rc;
+}
+
+static void run_close_outputs(struct run_outputs *o)
+{
+    out_guard_stop(&o->guard);
+    out_file_free(&o->file);
+    out_dir_free(&o->plot);
+    out_dir_free(&o->report);
+}
+
+/* The report, to stdout or into the --output temporary and then in place. */
+static int run_report(const struct rpt_format *fmt, const struct rpt_results *r,
+                      struct run_outputs *o, const char *path)
+{
+    char msg[512];
+    int rc = 0;
+    fmt->render(r, path ? o->file.f : stdout);
+    if (!path && fflush(stdout) != 0) {
+        fprintf(stderr, "pmlab run: error writing the report: %s\n", strerror(errno));
+        rc = EXIT_RUN_FAILED;
+    }
+    if (path && out_file_commit(&o->file, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: %s (the previous contents are kept)\n", msg);
+        rc = EXIT_RUN_FAILED;
+    }
+    o->guard.report_pending = false;
+    return rc;
 }
 
 /* With --ci-target: one stderr line per variant that missed the target.
@@ -285,6 +359,35 @@ static void run_warmup_warnings(const struct rpt_results *r)
     }
 }
 
+/* One stderr line per variant with metrics that have no value in some
+ * replication (NaN: a window in which no request completed has no latency),
+ * since those get no mean, CI or verdict. Printed even with --quiet. */
+static void run_warn_no_value(const struct rpt_results *r)
+{
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        int most = 0, shown = 0;
+        char names[400] = "";
+        for (int i = 0; i < var->nmetrics; i++) {
+            const struct rpt_metric *m = &var->metrics[i];
+            int nan = 0;
+            for (int k = 0; k < m->n; k++)
+                nan += isnan(m->values[k]);
+            if (!nan)
+                continue;
+            most = nan > most ? nan : most;
+            size_t len = strlen(names);
+            if (shown++ < 8)
+                snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", m->name);
+        }
+        if (shown)
+            fprintf(stderr, "pmlab run: warning: variant %s: %s%s without a value in %d of %d "
+                    "replications (nothing to measure in the window, e.g. no request completed): "
+                    "no mean, CI or verdict\n", var->name, names, shown > 8 ? ", ..." : "", most,
+                    r->reps);
+    }
+}
+
 /* The one-line summary: runs, events, speed, replications, memory. */
 static void run_summary(const struct scenario *s, const struct runner_stats *st)
 {
@@ -298,28 +401,14 @@ static void run_summary(const struct scenario *s, const struct runner_stats *st)
             (double)st->nevents / wall / 1e6, st->sim_s / wall, ru.ru_maxrss);
 }
 
-/* Create dir if needed and check it is writable; -1 with a message if not. */
-static int run_prepare_dir(const char *opt, const char *dir)
+/* Plots into stage (shown as dir); a missing gnuplot is a message, not a
+ * failure. */
+static int run_plots(const struct rpt_results *r, const char *stage, const char *dir, bool quiet)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "pmlab run: %s: cannot create %s: %s\n", opt, dir, strerror(errno));
-        return -1;
-    }
-    struct stat stbuf;
-    if (stat(dir, &stbuf) != 0 || !S_ISDIR(stbuf.st_mode) || access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "pmlab run: %s: %s is not a writable directory\n", opt, dir);
-        return -1;
-    }
-    return 0;
-}
-
-/* Plots into dir; a missing gnuplot is a message, not a failure. */
-static int run_plots(const struct rpt_results *r, const char *dir, bool quiet)
-{
-    char msg[256] = "";
-    int n = rpt_plot_all(r, dir, msg, sizeof msg);
+    char msg[512] = "";
+    int n = rpt_plot_all(r, stage, msg, sizeof msg);
     if (n < 0) {
-        fprintf(stderr, "pmlab run: plots: %s\n", msg);
+        fprintf(stderr, "pmlab run: plots in %s: %s\n", dir, msg);
         return EXIT_RUN_FAILED;
     }
     if (n == 0 && msg[0])
@@ -329,11 +418,12 @@ static int run_plots(const struct rpt_results *r, const char *dir, bool quiet)
     return 0;
 }
 
-/* report.md and report.html in dir, with plots rendered there too. */
+/* report.md and report.html in stage (shown as dir), with plots rendered
+ * there too. */
 static int run_write_report(const struct scenario *s, const struct rpt_results *r,
-                            const char *dir, bool quiet)
+                            const char *stage, const char *dir, bool quiet)
 {
-    int rc = run_plots(r, dir, true);
+    int rc = run_plots(r, stage, dir, true);
     struct explain *ex = calloc((size_t)r->nvariants, sizeof *ex);
     int base = -1;
     for (int v = 0; v < r->nvariants; v++)
@@ -343,9 +433,9 @@ static int run_write_report(const struct scenario *s, const struct rpt_results *
                     base = k;
                 cli_explain_marked(s, k, base, &ex[v]);
             }
-    char msg[256];
-    if (rpt_write_report(r, ex, dir, dir, msg, sizeof msg) != 0) {
-        fprintf(stderr, "pmlab run: report: %s\n", msg);
+    char msg[512];
+    if (rc == 0 && rpt_write_report(r, ex, stage, stage, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: report in %s: %s\n", dir, msg);
         rc = EXIT_RUN_FAILED;
     } else if (!quiet) {
         fprintf(stderr, "pmlab run: report in %s/report.md and %s/report.html\n", dir, dir);
@@ -353,6 +443,46 @@ static int run_write_report(const struct scenario *s, const struct rpt_results *
     for (int v = 0; v < r->nvariants; v++)
         explain_free(&ex[v]);
     free(ex);
+    return rc;
+}
+
+/* Fill d's staging directory with write(), then move it into place, or
+ * discard it; 0 or EXIT_RUN_FAILED. */
+static int run_commit_dir(struct out_dir *d, int rc, const char *opt)
+{
+    char msg[512];
+    if (rc != 0) {
+        out_dir_abort(d);
+        fprintf(stderr, "pmlab run: %s: %s/ not written (the previous contents are kept)\n", opt,
+                d->target);
+        return EXIT_RUN_FAILED;
+    }
+    if (out_dir_commit(d, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: %s: %s\n", opt, msg);
+        return EXIT_RUN_FAILED;
+    }
+    return 0;
+}
+
+/* Everything a finished run writes, each output put in place on its own:
+ * one that fails leaves its target as it was and the others still land. */
+static int run_write_outputs(const struct run_args *a, const struct scenario *s,
+                             const struct rpt_results *r, const struct rpt_format *fmt,
+                             struct run_outputs *o)
+{
+    int rc = run_report(fmt, r, o, a->output);
+    run_ci_verdict(a, r);
+    run_warn_no_value(r);
+    run_warmup_warnings(r);
+    if (run_saturated(r) != 0)
+        rc = EXIT_RUN_FAILED;
+    if (a->plot_dir &&
+        run_commit_dir(&o->plot, run_plots(r, o->plot.stage, a->plot_dir, a->quiet), "--plot"))
+        rc = EXIT_RUN_FAILED;
+    if (a->report_dir &&
+        run_commit_dir(&o->report, run_write_report(s, r, o->report.stage, a->report_dir, a->quiet),
+                       "--report"))
+        rc = EXIT_RUN_FAILED;
     return rc;
 }
 
@@ -388,15 +518,9 @@ static int run_main(int argc, char **argv)
         }
         a.opts.variants = sel;
     }
-    /* Check every output place before running, so a bad path fails at once. */
-    if ((a.plot_dir && run_prepare_dir("--plot", a.plot_dir) != 0) ||
-        (a.report_dir && run_prepare_dir("--report", a.report_dir) != 0)) {
-        scenario_free(s);
-        return EXIT_BAD_INPUT;
-    }
-    FILE *out = a.output ? fopen(a.output, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "pmlab run: --output: cannot write %s: %s\n", a.output, strerror(errno));
+    struct run_outputs o;
+    if (run_open_outputs(&a, &o) != 0) {
+        run_close_outputs(&o);
         scenario_free(s);
         return EXIT_BAD_INPUT;
     }
@@ -405,27 +529,21 @@ static int run_main(int argc, char **argv)
     struct runner_stats st;
     char err[512];
     int rc = runner_run(s, &a.opts, &r, &st, err, sizeof err);
+    /* From here to the end the outputs are written: an interruption waits
+     * for them to be in place or discarded. */
+    pthread_mutex_lock(&o.guard.lock);
     if (rc != 0) {
         fprintf(stderr, "pmlab run: %s: %s\n", a.scenario, err);
-        if (a.output) {
-            fclose(out);
-            remove(a.output);
-        }
-        scenario_free(s);
-        return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        run_abort_outputs(&o);
+        rc = rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    } else {
+        rc = run_write_outputs(&a, s, &r, fmt, &o);
+        if (!a.quiet)
+            run_summary(s, &st);
+        rpt_results_free(&r);
     }
-    rc = run_report(fmt, &r, out, a.output);
-    run_ci_verdict(&a, &r);
-    run_warmup_warnings(&r);
-    if (run_saturated(&r) != 0)
-        rc = EXIT_RUN_FAILED;
-    if (a.plot_dir && run_plots(&r, a.plot_dir, a.quiet) != 0)
-        rc = EXIT_RUN_FAILED;
-    if (a.report_dir && run_write_report(s, &r, a.report_dir, a.quiet) != 0)
-        rc = EXIT_RUN_FAILED;
-    if (!a.quiet)
-        run_summary(s, &st);
-    rpt_results_free(&r);
+    pthread_mutex_unlock(&o.guard.lock);
+    run_close_outputs(&o);
     scenario_free(s);
     return rc;
 }

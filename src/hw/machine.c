@@ -193,6 +193,10 @@ static const struct key_desc firmware_keys[] = {
     KEY(hw_firmware, "osc_cppc_v2", osc_cppc_v2, KT_BOOL, 0, 0, true),
     { "cpc_highest_perf", KT_PERF_LIST, offsetof(struct hw_firmware, cpc_highest_perf),
       offsetof(struct hw_firmware, ncpc), 0, HW_CPPC_MAX_PERF, false, HW_MAX_CPC },
+    { "cst_mwait_hints", KT_PERF_LIST, offsetof(struct hw_firmware, cst_mwait_hint),
+      offsetof(struct hw_firmware, ncst), 0, 0xff, false, HW_MAX_CST },
+    { "cst_latency_us", KT_PERF_LIST, offsetof(struct hw_firmware, cst_latency_us),
+      offsetof(struct hw_firmware, ncst_latency), 0, LATENCY_US_MAX, false, HW_MAX_CST },
 };
 
 /* [rapl]: watts and seconds, as turbostat and powercap show them. Zero is
@@ -511,6 +515,8 @@ static int close_section(struct loader *ld, struct diag *d)
         ld->machine_threads_line = key_line(ld, "threads_per_core");
         if (ld->m->l2_groups_text[0])
             ld->l2_groups_line = key_line(ld, "l2_groups");
+        ld->m->vendor_line = key_line(ld, "vendor");
+        ld->m->cpu_model_line = key_line(ld, "cpu_model");
     }
     else if (sd->kind == SEC_CORE_TYPE)
         rc = check_core_type(ld, ld->obj, d);
@@ -518,8 +524,13 @@ static int close_section(struct loader *ld, struct diag *d)
         rc = check_cstate(ld, d);
     else if (sd->kind == SEC_PKGSTATE)
         ld->pkg_cstate_line[ld->m->npkgstates - 1] = key_line(ld, "core_cstate");
-    else if (sd->kind == SEC_FIRMWARE)
+    else if (sd->kind == SEC_FIRMWARE) {
         ld->cpc_line = key_line(ld, "cpc_highest_perf");
+        if (ld->m->fw.ncst != ld->m->fw.ncst_latency)
+            rc = diag_error(d, ld->path, key_line(ld, "cst_latency_us"),
+                            "cst_mwait_hints lists %d states but cst_latency_us %d",
+                            ld->m->fw.ncst, ld->m->fw.ncst_latency);
+    }
     else if (sd->kind == SEC_RAPL)
         rc = check_rapl(ld, ld->obj, d);
     ld->sd = NULL;
@@ -943,10 +954,7 @@ struct hw_machine *hw_machine_load(const char *path, struct diag *d)
     struct hw_machine *m = xcalloc(1, sizeof *m);
     struct loader ld = { .path = path, .m = m, .last_key = -1 };
     static const struct inifile_ops ops = { .section = on_section, .key = on_key };
-    if (str_copy(m->path, sizeof m->path, path) != 0) {
-        diag_error(d, path, 0, "path longer than %zu characters", sizeof m->path - 1);
-        goto fail;
-    }
+    m->path = xstrdup(path);
     if (inifile_parse(path, &ops, &ld, d) != 0)
         goto fail;
     if (close_section(&ld, d) != 0 || check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0)
@@ -967,24 +975,33 @@ void hw_machine_free(struct hw_machine *m)
     free(m->l2_group);
     free(m->cpus);
     free(m->cores);
+    free(m->path);
     free(m);
+}
+
+char *hw_machine_find_path(const char *name, const char *dirs)
+{
+    if (!name || !*name || strchr(name, '/') || !dirs)
+        return NULL;
+    for (const char *p = dirs;;) {
+        size_t len = strcspn(p, ":");
+        const char *sep = len && p[len - 1] != '/' ? "/" : "";
+        char *path = xasprintf("%.*s%s%s.ini", (int)len, p, sep, name);
+        if (access(path, R_OK) == 0)
+            return path;
+        free(path);
+        if (!p[len])
+            return NULL;
+        p += len + 1;
+    }
 }
 
 int hw_machine_find(const char *name, const char *dirs, char *out, size_t outsz)
 {
-    if (!name || !*name || strchr(name, '/') || !dirs)
-        return -1;
-    for (const char *p = dirs;;) {
-        size_t len = strcspn(p, ":");
-        char path[4096];
-        const char *sep = len && p[len - 1] != '/' ? "/" : "";
-        int n = snprintf(path, sizeof path, "%.*s%s%s.ini", (int)len, p, sep, name);
-        if (n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0)
-            return str_copy(out, outsz, path);
-        if (!p[len])
-            return -1;
-        p += len + 1;
-    }
+    char *path = hw_machine_find_path(name, dirs);
+    int rc = path ? str_copy(out, outsz, path) : -1;
+    free(path);
+    return rc;
 }
 
 double hw_core_active_power_mw(const struct hw_core_type *t, uint32_t freq_mhz)

@@ -28,6 +28,7 @@
 #define HW_MAX_SMT 2           /* threads per core: the SMT model (co-run, sibling state) is for 2 */
 #define HW_MAX_CPC 512         /* CPUs a [firmware] _CPC list may describe */
 #define HW_L2_GROUPS_TEXT_MAX 192 /* [machine] l2_groups: one line of the file */
+#define HW_MAX_CST 8           /* [firmware] _CST entries (ACPI_CST_MAX) */
 
 /* A core idle state the hardware offers (what MWAIT with this hint does). The
  * driver's table (latency/residency the kernel believes) is kernel data and
@@ -104,6 +105,12 @@ struct hw_firmware {
      * the processor objects have no _CPC. */
     uint32_t cpc_highest_perf[HW_MAX_CPC];
     int ncpc;
+    /* The _CST the processor objects list, in order (ACPI FFH entries: the
+     * MWAIT hint and the worst-case latency); ncst = 0: no _CST given. A
+     * model without an intel_idle table runs on it, as the kernel does. */
+    uint32_t cst_mwait_hint[HW_MAX_CST];
+    uint32_t cst_latency_us[HW_MAX_CST];
+    int ncst, ncst_latency;
 };
 
 #define HW_CPPC_MAX_PERF 0xFF  /* CPPC_MAX_PERF: "not a real value" (a1ff59784b27) */
@@ -135,9 +142,10 @@ struct hw_calib_desc {
 struct hw_machine {
     char name[HW_NAME_MAX];
     char description[HW_TEXT_MAX];
-    char path[256];                /* the file it was loaded from */
+    char *path;                    /* the file it was loaded from (owned) */
     char vendor[HW_NAME_MAX];      /* "intel" */
     char cpu_model[HW_NAME_MAX];   /* kernel's INTEL_FAM6 name: "SKYLAKE_X", "ALDERLAKE" */
+    int vendor_line, cpu_model_line; /* of those keys, for errors found later */
     int packages;
     int threads_per_core;          /* 2 with SMT, 1 without (per P core; E cores have 1) */
     enum hw_cpu_numbering cpu_numbering;
@@ -168,7 +176,10 @@ struct hw_machine *hw_machine_load(const char *path, struct diag *d);
 void hw_machine_free(struct hw_machine *m);
 
 /* Find machine NAME: NAME.ini in each directory of the colon-separated list
- * dirs, in order. Writes the path to out. Returns 0, or -1 if not found. */
+ * dirs, in order. Returns its path (the caller frees it), or NULL if not
+ * found. */
+char *hw_machine_find_path(const char *name, const char *dirs);
+/* The same into out; -1 also when the path does not fit. */
 int hw_machine_find(const char *name, const char *dirs, char *out, size_t outsz);
 
 /* A calibration constant by key: the file's value, else the registry default.

@@ -4,11 +4,13 @@
 #include "kernel/params.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/strutil.h"
+#include "util/suggest.h"
 #include "util/xalloc.h"
 
 extern const struct kparam cpuidle_core_params[];
@@ -287,6 +289,78 @@ static void kparams_warn_missing(struct kparams *kp, const char *word, const cha
     kp->warnings[kp->nwarnings++] = xstrdup(msg);
 }
 
+static void kparams_add_warning(struct kparams *kp, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void kparams_add_warning(struct kparams *kp, const char *fmt, ...)
+{
+    va_list ap, again;
+    va_start(ap, fmt);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, again);
+    va_end(again);
+    va_end(ap);
+    kp->warnings = xreallocarray(kp->warnings, (size_t)kp->nwarnings + 1, sizeof *kp->warnings);
+    kp->warnings[kp->nwarnings++] = msg;
+}
+
+/* Whether pmlab models module mod (len bytes): some registered command-line
+ * parameter is named "mod.PARAM". */
+static bool kparams_module_modelled(const char *mod, size_t len)
+{
+    for (const struct kparam *const *t = kparam_tables; *t; t++)
+        for (const struct kparam *p = *t; p->name; p++)
+            if ((p->sources & KPARAM_SRC_CMDLINE) && strncmp(p->name, mod, len) == 0 &&
+                p->name[len] == '.')
+                return true;
+    return false;
+}
+
+/* A command-line word no registered knob claims: a note or the kernel's
+ * warning (see kparams_set_cmdline), never an error. */
+static int kparams_unknown_cmdline(struct kparams *kp, const char *name, const char *value,
+                                   const char *file, int line)
+{
+    const char *eq = value ? "=" : "", *val = value ? value : "";
+    const char *what = kparam_unmodelled(name);
+    const char *dot = strchr(name, '.');
+    int modlen = dot ? (int)(dot - name) : 0;
+    if (what) {
+        kparams_add_warning(kp, "%s:%d: note: %s%s%s: %s: not modelled by pmlab, ignored", file,
+                            line, name, eq, val, what);
+        return 0;
+    }
+    if (dot && !kparams_module_modelled(name, (size_t)modlen)) {
+        kparams_add_warning(kp, "%s:%d: note: %s%s%s: a parameter of module %.*s, which pmlab "
+                            "does not model; ignored", file, line, name, eq, val, modlen, name);
+        return 0;
+    }
+    struct suggest s;
+    suggest_init(&s, name);
+    for (const struct kparam *const *t = kparam_tables; *t; t++)
+        for (const struct kparam *p = *t; p->name; p++)
+            if ((p->sources & KPARAM_SRC_CMDLINE) &&
+                (!dot || (strncmp(p->name, name, (size_t)modlen + 1) == 0)))
+                suggest_add(&s, p->name);
+    if (!dot)
+        kparam_unmodelled_suggest(&s);
+    const char *hint = suggest_result(&s);
+    if (dot)
+        kparams_add_warning(kp, "%s:%d: warning: %s%s%s: the kernel logs \"%.*s: unknown "
+                            "parameter '%s' ignored\" and boots without it%s%s%s", file, line,
+                            name, eq, val, modlen, name, dot + 1, hint ? "; did you mean " : "",
+                            hint ? hint : "", hint ? "?" : "");
+    else
+        kparams_add_warning(kp, "%s:%d: warning: %s%s%s: the kernel logs \"Unknown kernel "
+                            "command line parameters \\\"%s%s%s\\\", will be passed to user "
+                            "space.\" and boots without it%s%s%s", file, line, name, eq, val,
+                            name, eq, val, hint ? "; did you mean " : "", hint ? hint : "",
+                            hint ? "?" : "");
+    return 0;
+}
+
 static int kparams_append(struct kparams *kp, const struct kparam *p, enum kparam_source src,
                           const char *text, const char *cpu_glob, int state, const char *word,
                           const char *file, int line, struct diag *d)
@@ -319,7 +393,9 @@ int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
                         const char *file, int line, struct diag *d)
 {
     const struct kparam *p = kparam_find(name);
-    if (!p || !(p->sources & KPARAM_SRC_CMDLINE))
+    if (!p)
+        return kparams_unknown_cmdline(kp, name, value, file, line);
+    if (!(p->sources & KPARAM_SRC_CMDLINE))
         return diag_error(d, file, line,
                           "unknown kernel parameter '%s' (see 'pmlab params')", name);
     if (!value) {

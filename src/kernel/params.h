@@ -106,10 +106,15 @@ void kparams_destroy(struct kparams *kp);
 bool kparams_has_patch(const struct kparams *kp, const char *patch);
 
 /* Apply one `name=value` (or bare `name`) from the kernel command line. Errors
- * name file:line and the word. A registered parameter that this kernel
- * version (or its patches) lacks is not an error: like the real kernel, the
- * word is ignored, and a warning saying what the kernel logs is added to
- * kp->warnings. */
+ * name file:line and the word (a bad value, a sysfs-only knob). As on the
+ * real kernel, a parameter nobody claims is not an error, so a real
+ * /proc/cmdline can be pasted: a registered parameter this kernel version
+ * (or its patches) lacks, an unknown word (BOOT_IMAGE=) or an unknown
+ * parameter of a module pmlab models (intel_idle.max_cstat, with "did you
+ * mean") get a warning saying what the kernel logs; a parameter the kernel
+ * has but pmlab does not model (root=, isolcpus=, processor.max_cstate=) or
+ * one of a module pmlab does not model (i915.*) gets a one-line note. Both go
+ * to kp->warnings, and the word is ignored. */
 int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
                         const char *file, int line, struct diag *d);
 /* Apply one sysfs write `path=value`. */
@@ -133,6 +138,13 @@ bool kparams_is_set(const struct kparams *kp, const char *name);
 /* Check settings against a machine with ncpus CPUs: every cpu glob must match
  * at least one CPU. Errors name the setting's line in file. */
 int kparams_check_cpus(const struct kparams *kp, int ncpus, const char *file, struct diag *d);
+
+/* What a kernel parameter pmlab does not model does, in a few words, or NULL
+ * when it is not one (kernel/params_unmodelled.c). */
+const char *kparam_unmodelled(const char *name);
+struct suggest;
+/* Offer every such parameter's name to s. */
+void kparam_unmodelled_suggest(struct suggest *s);
 
 /* The registry of named patches (unmerged or out-of-tree changes a variant can
  * apply with `patches = NAME`). Later subsystems add rows. */

@@ -64,10 +64,13 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             csv_field(out, r->machine);
             fputc(',', out);
             csv_field(out, var->name);
-            fprintf(out, ",%s,%s,%d,%.10g,%.10g", m->name, m->unit, m->n, m->mean, m->stddev);
-            for (int k = 0; k < 2; k++) /* no interval below 2 replications: empty */
-                fprintf(out, isfinite(k ? m->ci_hi : m->ci_lo) ? ",%.10g" : ",",
-                        k ? m->ci_hi : m->ci_lo);
+            fprintf(out, ",%s,%s,%d", m->name, m->unit, m->n);
+            /* Empty where there is no number: no interval below 2
+             * replications; no mean at all without usable values (printf
+             * would write nan or -nan, which spreadsheets read as text). */
+            const double stats[] = { m->mean, m->stddev, m->ci_lo, m->ci_hi };
+            for (size_t k = 0; k < sizeof stats / sizeof stats[0]; k++)
+                fprintf(out, isfinite(stats[k]) ? ",%.10g" : ",", stats[k]);
             const struct rpt_comparison *c = rpt_find_comparison(r, var->name, m->name);
             if (c && v > 0)
                 csv_comparison(out, c);

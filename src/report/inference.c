@@ -72,6 +72,16 @@ int rpt_paired_t(const double *a, const double *b, int n, struct rpt_diff_test *
     return 0;
 }
 
+/* Welch-Satterthwaite degrees of freedom, written with each side's share of
+ * the variance of the difference so that tiny or huge variances neither
+ * underflow nor overflow: (va + vb)^2 / (va^2 / ...) is 0/0 for variances
+ * near 1e-320, which left no interval for values such as 1e-160. */
+static double welch_df(double va, int na, double vb, int nb)
+{
+    double sa = va / (va + vb), sb = vb / (va + vb);
+    return 1 / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+}
+
 int rpt_welch_t(const double *a, int na, const double *b, int nb, struct rpt_diff_test *out)
 {
     if (na < 2 || nb < 2 || !all_finite(a, na) || !all_finite(b, nb))
@@ -79,7 +89,7 @@ int rpt_welch_t(const double *a, int na, const double *b, int nb, struct rpt_dif
     double ma = mean_of(a, na), mb = mean_of(b, nb);
     double va = var_of(a, na, ma) / na, vb = var_of(b, nb, mb) / nb;
     double se = sqrt(va + vb);
-    double df = se > 0 ? (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1)) : na + nb - 2;
+    double df = se > 0 ? welch_df(va, na, vb, nb) : na + nb - 2;
     t_result(mb - ma, se, df, out);
     return 0;
 }

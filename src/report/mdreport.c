@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/xalloc.h"
+
 static const char *const report_plots[] = { "rt_curve", "primary_metric", "pkg_watts",
                                             "residency", "latency_cdf", "above_below" };
 #define NPLOTS (sizeof report_plots / sizeof report_plots[0])
@@ -26,11 +28,11 @@ static char *report_table_text(const struct rpt_results *r)
 
 static int report_has_plot(const char *plots_dir, const char *name, const char *ext)
 {
-    char path[1024];
     if (!plots_dir)
         return 0;
-    snprintf(path, sizeof path, "%s/%s.%s", plots_dir, name, ext);
+    char *path = xasprintf("%s/%s.%s", plots_dir, name, ext);
     FILE *f = fopen(path, "r");
+    free(path);
     if (f)
         fclose(f);
     return f != NULL;
@@ -86,9 +88,10 @@ static void html_escape(FILE *out, const char *s)
 /* Copy an SVG file into out, skipping its XML prolog. */
 static void html_inline_svg(FILE *out, const char *plots_dir, const char *name)
 {
-    char path[1024], line[4096];
-    snprintf(path, sizeof path, "%s/%s.svg", plots_dir, name);
+    char line[4096]; /* a longer line is copied in pieces; only a prolog is skipped */
+    char *path = xasprintf("%s/%s.svg", plots_dir, name);
     FILE *f = fopen(path, "r");
+    free(path);
     if (!f)
         return;
     while (fgets(line, sizeof line, f))
@@ -140,22 +143,27 @@ static int report_write(const char *dir, const char *name, const struct rpt_resu
                         const struct explain *ex, const char *table, const char *plots_dir,
                         int html, char *msg, size_t msgsize)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *path = xasprintf("%s/%s", dir, name);
     FILE *out = fopen(path, "w");
+    int rc = 0;
     if (!out) {
-        snprintf(msg, msgsize, "cannot write %s: %s", path, strerror(errno));
+        snprintf(msg, msgsize, "cannot write %s: %s", name, strerror(errno));
+        free(path);
         return -1;
     }
     if (html)
         report_html(out, r, ex, table, plots_dir);
     else
         report_md(out, r, ex, table, plots_dir);
-    if (fclose(out) != 0) {
-        snprintf(msg, msgsize, "error writing %s", path);
-        return -1;
+    errno = 0;
+    int bad = ferror(out);
+    if (fclose(out) != 0 || bad) {
+        /* the real cause (No space left on device), not just "error" */
+        snprintf(msg, msgsize, "error writing %s: %s", name, strerror(errno ? errno : EIO));
+        rc = -1;
     }
-    return 0;
+    free(path);
+    return rc;
 }
 
 int rpt_write_report(const struct rpt_results *r, const struct explain *explain,

@@ -1,6 +1,14 @@
 /* plot: gnuplot figures of a result, see plot.h. Every plot is a data file
  * plus a script rendered twice (PNG with cairo, SVG), so it can be re-rendered
- * or edited by hand. gnuplot is spawned directly (no shell). */
+ * or edited by hand. gnuplot is spawned directly (no shell).
+ *
+ * No path ever appears in a script: gnuplot runs in the output directory and
+ * every file is named relative to it, so a directory name with a quote in it
+ * can neither break a plot nor run a command (gnuplot's `system`). Names that
+ * do appear (variants, metrics, units) go through plot_str, a single-quoted
+ * gnuplot string in which nothing is interpreted. */
+/* posix_spawn_file_actions_addchdir_np (glibc 2.29+) */
+#define _GNU_SOURCE
 #include "report/plot.h"
 
 #include <errno.h>
@@ -10,22 +18,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
+
+#include "util/xalloc.h"
 
 extern char **environ;
 
-/* Run `gnuplot [script]` quietly; returns its exit status, or -1 if it
- * could not start. */
-static int plot_run_gnuplot(const char *script)
+/* Run `gnuplot [script]` quietly in dir (script relative to it); returns its
+ * exit status, or -1 if it could not start. The caller may block signals
+ * (cli/output.c): gnuplot gets an empty mask, so Ctrl-C stops it too. */
+static int plot_run_gnuplot(const char *dir, const char *script)
 {
     char *argv[] = { "gnuplot", (char *)script, NULL };
     char *argv_version[] = { "gnuplot", "--version", NULL };
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     posix_spawn_file_actions_init(&fa);
+    if (dir)
+        posix_spawn_file_actions_addchdir_np(&fa, dir);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, script ? argv : argv_version, environ);
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, &attr, script ? argv : argv_version, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
     if (rc != 0)
         return -1;
     int status;
@@ -36,43 +59,74 @@ static int plot_run_gnuplot(const char *script)
 
 int rpt_plot_available(void)
 {
-    return plot_run_gnuplot(NULL) == 0;
+    return plot_run_gnuplot(NULL, NULL) == 0;
+}
+
+/* s as a single-quoted gnuplot string: gnuplot interprets nothing inside
+ * one but '' (a quote); a control character, which would end the command,
+ * becomes '?'. */
+static void plot_str(FILE *gp, const char *s)
+{
+    fputc('\'', gp);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("''", gp);
+        else
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, gp);
+    }
+    fputc('\'', gp);
 }
 
 /* The lines every script starts with; the plot command follows, then
- * plot_tail renders the SVG too. */
-static void plot_head(FILE *gp, const char *dir, const char *name, const char *title,
-                      const char *xlabel, const char *ylabel)
+ * plot_tail renders the SVG too. File names are relative to the script's
+ * directory, where gnuplot runs. */
+static void plot_head(FILE *gp, const char *name, const char *title, const char *xlabel,
+                      const char *ylabel)
 {
     fprintf(gp, "set terminal pngcairo size 1200,720 font 'Sans,12' noenhanced\n");
-    fprintf(gp, "set output '%s/%s.png'\n", dir, name);
-    fprintf(gp, "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n", title, xlabel, ylabel);
-    fprintf(gp, "set grid ytics\nset key outside right top\n");
+    fprintf(gp, "set output '%s.png'\n", name);
+    fputs("set title ", gp);
+    plot_str(gp, title);
+    fputs("\nset xlabel ", gp);
+    plot_str(gp, xlabel);
+    fputs("\nset ylabel ", gp);
+    plot_str(gp, ylabel);
+    fprintf(gp, "\nset grid ytics\nset key outside right top\n");
 }
 
-static void plot_tail(FILE *gp, const char *dir, const char *name)
+static void plot_tail(FILE *gp, const char *name)
 {
     fprintf(gp, "set terminal svg size 1200,720 font 'Sans,12' noenhanced\n");
-    fprintf(gp, "set output '%s/%s.svg'\nreplot\n", dir, name);
+    fprintf(gp, "set output '%s.svg'\nreplot\n", name);
 }
 
 struct plot_files {
     FILE *dat, *gp;
-    char gp_path[1024], dat_path[1024];
+    const char *dir, *name;
+    char *gp_path, *dat_path;
 };
+
+static void plot_files_free(struct plot_files *pf)
+{
+    free(pf->gp_path);
+    free(pf->dat_path);
+}
 
 static int plot_open(struct plot_files *pf, const char *dir, const char *name, char *msg,
                      size_t msgsize)
 {
-    snprintf(pf->dat_path, sizeof pf->dat_path, "%s/%s.dat", dir, name);
-    snprintf(pf->gp_path, sizeof pf->gp_path, "%s/%s.gp", dir, name);
+    pf->dir = dir;
+    pf->name = name;
+    pf->dat_path = xasprintf("%s/%s.dat", dir, name);
+    pf->gp_path = xasprintf("%s/%s.gp", dir, name);
     pf->dat = fopen(pf->dat_path, "w");
     pf->gp = pf->dat ? fopen(pf->gp_path, "w") : NULL;
     if (!pf->gp) {
-        snprintf(msg, msgsize, "cannot write %s: %s", pf->dat ? pf->gp_path : pf->dat_path,
+        snprintf(msg, msgsize, "cannot write %s.%s: %s", name, pf->dat ? "gp" : "dat",
                  strerror(errno));
         if (pf->dat)
             fclose(pf->dat);
+        plot_files_free(pf);
         return -1;
     }
     return 0;
@@ -85,19 +139,64 @@ static int plot_discard(struct plot_files *pf)
     fclose(pf->gp);
     remove(pf->gp_path);
     remove(pf->dat_path);
+    plot_files_free(pf);
     return 0;
+}
+
+/* Close f (pf's name.EXT); 0, or -1 with msg naming the file and the real
+ * error (a full disk is "No space left on device", not gnuplot's fault). */
+static int plot_close(FILE *f, const struct plot_files *pf, const char *ext, char *msg,
+                      size_t msgsize)
+{
+    errno = 0;
+    int bad = ferror(f);
+    if (fclose(f) == 0 && !bad)
+        return 0;
+    snprintf(msg, msgsize, "cannot write %s.%s: %s", pf->name, ext, strerror(errno ? errno : EIO));
+    return -1;
+}
+
+/* gnuplot's name.EXT must be whole: on a full disk gnuplot leaves it empty
+ * or cut short, says nothing and exits 0, so a file system with no space
+ * left after it ran counts as a failure too. */
+static int plot_check_output(const struct plot_files *pf, const char *ext, char *msg,
+                             size_t msgsize)
+{
+    char *path = xasprintf("%s/%s.%s", pf->dir, pf->name, ext);
+    struct stat st;
+    struct statvfs fs;
+    bool empty = stat(path, &st) != 0 || st.st_size == 0;
+    bool full = statvfs(pf->dir, &fs) == 0 && fs.f_bavail == 0;
+    free(path);
+    if (full)
+        snprintf(msg, msgsize, "gnuplot could not write %s.%s: %s", pf->name, ext,
+                 strerror(ENOSPC));
+    else if (empty)
+        snprintf(msg, msgsize, "gnuplot left %s.%s empty", pf->name, ext);
+    return full || empty ? -1 : 0;
 }
 
 /* Close the files and render; 1 on success, -1 with msg. */
 static int plot_close_render(struct plot_files *pf, char *msg, size_t msgsize)
 {
-    int bad = fclose(pf->dat) != 0;
-    bad |= fclose(pf->gp) != 0;
-    if (bad || plot_run_gnuplot(pf->gp_path) != 0) {
-        snprintf(msg, msgsize, "gnuplot failed on %s", pf->gp_path);
-        return -1;
+    int rc = plot_close(pf->dat, pf, "dat", msg, msgsize);
+    if (plot_close(pf->gp, pf, "gp", msg, msgsize) != 0)
+        rc = -1;
+    if (rc == 0) {
+        char *script = xasprintf("%s.gp", pf->name);
+        int status = plot_run_gnuplot(pf->dir, script);
+        free(script);
+        if (status != 0) {
+            snprintf(msg, msgsize, "gnuplot failed on %s.gp (%s)", pf->name,
+                     status < 0 ? "could not run it" : "see its message above");
+            rc = -1;
+        }
     }
-    return 1;
+    if (rc == 0 && (plot_check_output(pf, "png", msg, msgsize) != 0 ||
+                    plot_check_output(pf, "svg", msg, msgsize) != 0))
+        rc = -1;
+    plot_files_free(pf);
+    return rc == 0 ? 1 : -1;
 }
 
 static int plot_cmp_double(const void *x, const void *y)
@@ -143,9 +242,8 @@ static int plot_row_band(const struct rpt_variant_series *vs, int i, int xcol, i
  * and its least and greatest) and two plot clauses: the band between least
  * and greatest, and the median line (colour = variant index, so plots
  * agree). Returns the number of blocks written. */
-static int plot_series_bands(struct plot_files *pf, const struct rpt_results *r, const char *dir,
-                             const char *name, int xcol, int ycol, double (*xform)(double),
-                             const char *style)
+static int plot_series_bands(struct plot_files *pf, const struct rpt_results *r, const char *name,
+                             int xcol, int ycol, double (*xform)(double), const char *style)
 {
     int block = 0;
     for (int v = 0; v < r->nvariants; v++) {
@@ -173,11 +271,11 @@ static int plot_series_bands(struct plot_files *pf, const struct rpt_results *r,
             fprintf(pf->dat, "\n\n");
             free(x);
             free(y);
-            fprintf(pf->gp, "%s'%s/%s.dat' index %d using 1:3:4 with filledcurves fs transparent "
-                            "solid 0.2 noborder lc %d notitle, '%s/%s.dat' index %d using 1:2 "
-                            "with %s lc %d title '%s'",
-                    block ? ", " : "", dir, name, block, v + 1, dir, name, block, style, v + 1,
-                    var->name);
+            fprintf(pf->gp, "%s'%s.dat' index %d using 1:3:4 with filledcurves fs transparent "
+                            "solid 0.2 noborder lc %d notitle, '%s.dat' index %d using 1:2 "
+                            "with %s lc %d title ",
+                    block ? ", " : "", name, block, v + 1, name, block, style, v + 1);
+            plot_str(pf->gp, var->name);
             block++;
         }
     }
@@ -192,7 +290,7 @@ static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg
     struct plot_files pf;
     if (plot_open(&pf, dir, "rt_curve", msg, msgsize) != 0)
         return -1;
-    plot_head(pf.gp, dir, "rt_curve",
+    plot_head(pf.gp, "rt_curve",
               "RT curve: p99 response time by injection rate (median over replications, band: "
               "least to greatest)", "injection rate (jOPS)", "p99 response time (ms)");
     fprintf(pf.gp, "set logscale y\n");
@@ -204,17 +302,21 @@ static int plot_rt_curve(const struct rpt_results *r, const char *dir, char *msg
     /* max-jOPS of each variant (mean over replications) as a dotted line. */
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_metric *mx = rpt_variant_metric(&r->variants[v], "max_jops");
-        if (mx)
-            fprintf(pf.gp, "set arrow from first %g, graph 0 to first %g, graph 1 nohead dt 3 lw 2 lc %d\n"
-                           "set label 'max-jOPS %s' at first %g, graph 0.97 rotate by 90 right offset -0.7,0\n",
-                    mx->mean, mx->mean, v + 1, r->variants[v].name, mx->mean);
+        if (!mx)
+            continue;
+        char *label = xasprintf("max-jOPS %s", r->variants[v].name);
+        fprintf(pf.gp, "set arrow from first %g, graph 0 to first %g, graph 1 nohead dt 3 lw 2 lc %d\n"
+                       "set label ", mx->mean, mx->mean, v + 1);
+        plot_str(pf.gp, label);
+        fprintf(pf.gp, " at first %g, graph 0.97 rotate by 90 right offset -0.7,0\n", mx->mean);
+        free(label);
     }
     fprintf(pf.gp, "plot ");
-    int block = plot_series_bands(&pf, r, dir, "rt_curve", 0, 4, NULL, "linespoints lw 2");
+    int block = plot_series_bands(&pf, r, "rt_curve", 0, 4, NULL, "linespoints lw 2");
     fprintf(pf.gp, "\n");
     if (block == 0)
         return plot_discard(&pf);
-    plot_tail(pf.gp, dir, "rt_curve");
+    plot_tail(pf.gp, "rt_curve");
     return plot_close_render(&pf, msg, msgsize);
 }
 
@@ -236,7 +338,7 @@ static int plot_residency(const struct rpt_results *r, const char *dir, char *ms
     struct plot_files pf;
     if (plot_open(&pf, dir, "residency", msg, msgsize) != 0)
         return -1;
-    plot_head(pf.gp, dir, "residency", "Where CPU time goes: busy and idle-state residency (means)",
+    plot_head(pf.gp, "residency", "Where CPU time goes: busy and idle-state residency (means)",
               "variant", "share of CPU time (%)");
     fprintf(pf.gp, "set style data histograms\nset style histogram rowstacked\n"
                    "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:100]\n");
@@ -255,9 +357,9 @@ static int plot_residency(const struct rpt_results *r, const char *dir, char *ms
         fprintf(pf.dat, "\n");
     }
     int ncol = 1 + plot_count_prefix(base, "residency.");
-    fprintf(pf.gp, "plot for [c=2:%d] '%s/residency.dat' using c:xtic(1) title columnheader(c)\n",
-            ncol + 1, dir);
-    plot_tail(pf.gp, dir, "residency");
+    fprintf(pf.gp, "plot for [c=2:%d] 'residency.dat' using c:xtic(1) title columnheader(c)\n",
+            ncol + 1);
+    plot_tail(pf.gp, "residency");
     return plot_close_render(&pf, msg, msgsize);
 }
 
@@ -271,10 +373,11 @@ static int plot_metric(const struct rpt_results *r, const char *dir, const char 
     struct plot_files pf;
     if (plot_open(&pf, dir, name, msg, msgsize) != 0)
         return -1;
-    char title[160], ylabel[80];
-    snprintf(title, sizeof title, "%s per variant: mean and 95 %% CI (%d replications)", metric, r->reps);
-    snprintf(ylabel, sizeof ylabel, "%s (%s)", metric, m0->unit[0] ? m0->unit : "value");
-    plot_head(pf.gp, dir, name, title, "variant", ylabel);
+    char *title = xasprintf("%s per variant: mean and 95 %% CI (%d replications)", metric, r->reps);
+    char *ylabel = xasprintf("%s (%s)", metric, m0->unit[0] ? m0->unit : "value");
+    plot_head(pf.gp, name, title, "variant", ylabel);
+    free(title);
+    free(ylabel);
     /* Points with whiskers, not bars from zero: the differences that matter
      * are a few percent. */
     fprintf(pf.gp, "set xrange [-0.6:%g]\nset offsets 0, 0, graph 0.1, graph 0.1\nset key off\n",
@@ -284,9 +387,8 @@ static int plot_metric(const struct rpt_results *r, const char *dir, const char 
         if (m)
             fprintf(pf.dat, "%d %s %g %g %g\n", v, r->variants[v].name, m->mean, m->ci_lo, m->ci_hi);
     }
-    fprintf(pf.gp, "plot '%s/%s.dat' using 1:3:4:5:xtic(2) with yerrorbars lw 2 pt 7 ps 1.5\n", dir,
-            name);
-    plot_tail(pf.gp, dir, name);
+    fprintf(pf.gp, "plot '%s.dat' using 1:3:4:5:xtic(2) with yerrorbars lw 2 pt 7 ps 1.5\n", name);
+    plot_tail(pf.gp, name);
     return plot_close_render(&pf, msg, msgsize);
 }
 
@@ -306,18 +408,18 @@ static int plot_cdf(const struct rpt_results *r, const char *dir, char *msg, siz
     struct plot_files pf;
     if (plot_open(&pf, dir, "latency_cdf", msg, msgsize) != 0)
         return -1;
-    plot_head(pf.gp, dir, "latency_cdf",
+    plot_head(pf.gp, "latency_cdf",
               "Response time by percentile (median over replications, band: least to greatest)",
               "percentile (log tail axis)", "response time (us)");
     fprintf(pf.gp, "set logscale y\nset grid xtics\nset key inside left top\n"
                    "set xtics ('0' 0, '50' %g, '90' 1, '99' 2, '99.9' 3, '99.99' 4)\n"
                    "set xrange [0:4.05]\nplot ",
             plot_nines(50));
-    int block = plot_series_bands(&pf, r, dir, "latency_cdf", 0, 1, plot_nines, "lines lw 2");
+    int block = plot_series_bands(&pf, r, "latency_cdf", 0, 1, plot_nines, "lines lw 2");
     fprintf(pf.gp, "\n");
     if (block == 0)
         return plot_discard(&pf);
-    plot_tail(pf.gp, dir, "latency_cdf");
+    plot_tail(pf.gp, "latency_cdf");
     return plot_close_render(&pf, msg, msgsize);
 }
 
@@ -330,7 +432,7 @@ static int plot_above_below(const struct rpt_results *r, const char *dir, char *
     struct plot_files pf;
     if (plot_open(&pf, dir, "above_below", msg, msgsize) != 0)
         return -1;
-    plot_head(pf.gp, dir, "above_below",
+    plot_head(pf.gp, "above_below",
               "Idle-state misses: above (too deep) and below (too shallow), % of entries",
               "idle state", "share of entries into that state (%)");
     fprintf(pf.gp, "set style data histograms\nset style histogram clustered gap 1\n"
@@ -351,9 +453,9 @@ static int plot_above_below(const struct rpt_results *r, const char *dir, char *
                     rpt_variant_mean(&r->variants[v], below, 0));
         fprintf(pf.dat, "\n");
     }
-    fprintf(pf.gp, "plot for [c=2:%d] '%s/above_below.dat' using c:xtic(1) title columnheader(c)\n",
-            1 + 2 * r->nvariants, dir);
-    plot_tail(pf.gp, dir, "above_below");
+    fprintf(pf.gp, "plot for [c=2:%d] 'above_below.dat' using c:xtic(1) title columnheader(c)\n",
+            1 + 2 * r->nvariants);
+    plot_tail(pf.gp, "above_below");
     return plot_close_render(&pf, msg, msgsize);
 }
 

@@ -23,7 +23,11 @@ static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
 {
     double half = (m->ci_hi - m->ci_lo) / 2;
     int prec = table_prec(m->mean);
-    if (isfinite(half))
+    if (!isfinite(m->mean)) /* a replication without a usable value, or beyond a double */
+        snprintf(buf, size, "n/a (%d)", m->n);
+    else if (fabs(m->mean) >= 1e9) /* keep the column's width */
+        snprintf(buf, size, "%.4g ± %.2g (%d)", m->mean, half, m->n);
+    else if (isfinite(half))
         snprintf(buf, size, "%.*f ± %.*f (%d)", prec, m->mean, prec, half, m->n);
     else
         snprintf(buf, size, "%.*f ± n/a (%d)", prec, m->mean, m->n);
@@ -124,7 +128,9 @@ static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_
         snprintf(n, sizeof n, "(%d, %d)", c->n_base, c->n_variant);
     else
         snprintf(n, sizeof n, "(%d)", c->n_base < c->n_variant ? c->n_base : c->n_variant);
-    if (c->absolute) {
+    if (!isfinite(c->delta)) {
+        snprintf(delta, dsize, "n/a"); /* a side without usable values */
+    } else if (c->absolute) {
         snprintf(delta, dsize, "%+.3g %s", c->delta, unit);
         if (c->test != RPT_TEST_NONE)
             snprintf(ci, csize, "[%+.3g, %+.3g] %s %s", c->ci_lo, c->ci_hi, unit, n);

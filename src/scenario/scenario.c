@@ -16,6 +16,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/idle/intel_idle.h"
 #include "kernel/x86/itmt.h"
 #include "kernel/sched/idle.h"
 #include "util/cpulist.h"
@@ -210,14 +211,16 @@ static int scn_scenario_key(struct scn_parse *st, const struct raw_kv *kv, struc
                       kv->key);
 }
 
-/* Default machine search path: $PMLAB_MACHINES, <scenario dir>/../machines, ./machines. */
-static void scn_machine_dirs(const char *scenario_path, char *out, size_t size)
+/* Default machine search path: $PMLAB_MACHINES, <scenario dir>/../machines,
+ * ./machines (allocated). */
+static char *scn_machine_dirs(const char *scenario_path)
 {
-    char copy[256];
-    str_copy(copy, sizeof copy, scenario_path);
+    char *copy = xstrdup(scenario_path);
     const char *env = getenv("PMLAB_MACHINES");
-    snprintf(out, size, "%s%s%s/../machines:machines", env ? env : "", env ? ":" : "",
-             dirname(copy));
+    char *dirs = xasprintf("%s%s%s/../machines:machines", env ? env : "", env ? ":" : "",
+                           dirname(copy));
+    free(copy);
+    return dirs;
 }
 
 static int scn_load_machine(struct scn_parse *st, const struct scenario_load_opts *opts,
@@ -231,16 +234,26 @@ static int scn_load_machine(struct scn_parse *st, const struct scenario_load_opt
     if (!s->machine_name[0])
         return diag_error(d, st->path, st->sec_line[SEC_SCENARIO],
                           "[scenario] needs 'machine = NAME' (see 'pmlab machines')");
-    char dirs[1024], path[1024];
-    if (opts && opts->machine_dirs)
-        str_copy(dirs, sizeof dirs, opts->machine_dirs);
+    char *dirs = opts && opts->machine_dirs ? xstrdup(opts->machine_dirs)
+                                            : scn_machine_dirs(st->path);
+    char *path = hw_machine_find_path(s->machine_name, dirs);
+    if (!path)
+        diag_error(d, st->path, line, "unknown machine '%s' (looked for %s.ini in %s)",
+                   s->machine_name, s->machine_name, dirs);
     else
-        scn_machine_dirs(st->path, dirs, sizeof dirs);
-    if (hw_machine_find(s->machine_name, dirs, path, sizeof path) != 0)
-        return diag_error(d, st->path, line, "unknown machine '%s' (looked for %s.ini in %s)",
-                          s->machine_name, s->machine_name, dirs);
-    s->machine = hw_machine_load(path, d);
-    return s->machine ? 0 : -1;
+        s->machine = hw_machine_load(path, d);
+    free(path);
+    free(dirs);
+    return s->machine ? intel_idle_check_machine(s->machine, d) : -1;
+}
+
+/* The line of the first key `key` of section sec, or 0. */
+static int scn_key_line(const struct scn_parse *st, int sec, const char *key)
+{
+    for (int i = 0; i < st->nkv; i++)
+        if (st->kv[i].sec == sec && strcmp(st->kv[i].key, key) == 0)
+            return st->kv[i].line;
+    return 0;
 }
 
 /* [workload] affinity = LIST: every thread of the workload restricted to
@@ -277,6 +290,10 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
     }
     if (!s->wl)
         return diag_error(d, st->path, st->sec_line[SEC_WORKLOAD], "[workload] needs 'type = NAME'");
+    if (s->wl->needs_vm && s->nvms == 0)
+        return diag_error(d, st->path, scn_key_line(st, SEC_WORKLOAD, "type"),
+                          "%s runs inside a VM: the scenario needs a [vm NAME] section (docs/vms.md)",
+                          s->wl->name);
     s->wl_cfg = xmalloc(s->wl->config_size);
     s->wl_cfg_quick = xmalloc(s->wl->config_size);
     wl_config_defaults(s->wl, s->wl_cfg);
@@ -505,20 +522,20 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
 
 static void scn_default_name(struct scenario *s, const char *path)
 {
-    char copy[256];
-    str_copy(copy, sizeof copy, path);
+    char *copy = xstrdup(path);
     char *base = basename(copy);
     char *dot = strrchr(base, '.');
     if (dot)
         *dot = '\0';
     str_copy(s->name, sizeof s->name, base);
+    free(copy);
 }
 
 struct scenario *scenario_load(const char *path, const struct scenario_load_opts *opts,
                                struct diag *d)
 {
     struct scenario *s = xcalloc(1, sizeof *s);
-    str_copy(s->path, sizeof s->path, path);
+    s->path = xstrdup(path);
     scn_default_name(s, path);
     s->seed = 1;
     s->replications = 5;
@@ -573,5 +590,6 @@ void scenario_free(struct scenario *s)
     free(s->wl_cfg);
     free(s->wl_cfg_quick);
     hw_machine_free(s->machine);
+    free(s->path);
     free(s);
 }

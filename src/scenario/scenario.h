@@ -34,7 +34,7 @@ struct scenario_variant {
 };
 
 struct scenario {
-    char path[256];
+    char *path;                 /* as given (owned) */
     char name[SCN_NAME_MAX];
     char *description;
     char machine_name[SCN_NAME_MAX];

@@ -35,6 +35,8 @@
  * stable handle for cancel and reschedule in O(log n). */
 #include "sim/eventq.h"
 
+#include <assert.h>
+
 #include <stdlib.h>
 
 #include "util/xalloc.h"
@@ -208,6 +210,8 @@ static void close_hole(struct sim_eventq *q)
 
 void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns)
 {
+    /* Never in the past (checked in the assertion and invariant builds). */
+    assert(when_ns >= q->now_ns);
     ev->when_ns = when_ns;
     ev->seq = q->next_seq++;
     struct sim_eventq_entry e = { when_ns, ev };

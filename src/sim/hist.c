@@ -128,3 +128,13 @@ double sim_hist_mean(const struct sim_hist *h)
 {
     return h->count ? h->sum_ns / (double)h->count : 0.0;
 }
+
+double sim_hist_percentile_us(const struct sim_hist *h, double p)
+{
+    return h->count ? sim_hist_percentile(h, p) / 1000.0 : NAN;
+}
+
+double sim_hist_mean_us(const struct sim_hist *h)
+{
+    return h->count ? sim_hist_mean(h) / 1000.0 : NAN;
+}

@@ -35,5 +35,9 @@ void sim_hist_merge(struct sim_hist *dst, const struct sim_hist *src);
  * bucket midpoints; 0 for an empty histogram. */
 double sim_hist_percentile(const struct sim_hist *h, double p);
 double sim_hist_mean(const struct sim_hist *h);
+/* The same in µs for a report: NaN for an empty histogram (nothing completed
+ * in the window has no latency; 0 would read as an infinitely fast one). */
+double sim_hist_percentile_us(const struct sim_hist *h, double p);
+double sim_hist_mean_us(const struct sim_hist *h);
 
 #endif

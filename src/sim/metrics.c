@@ -27,10 +27,14 @@ void rpt_set_put(struct rpt_metric_set *s, const char *name, const char *unit,
     slot->value = value;
 }
 
+/* Names are stored cut to RPT_NAME_MAX - 1 bytes (str_copy), so lookups
+ * compare as much: a longer name then finds the entry it made instead of
+ * adding another each time, which overran the per-replication arrays that
+ * rpt_variant_summarize sizes by the number of sets. */
 const struct rpt_metric_value *rpt_set_get(const struct rpt_metric_set *s, const char *name)
 {
     for (int i = 0; i < s->n; i++)
-        if (strcmp(s->m[i].name, name) == 0)
+        if (strncmp(s->m[i].name, name, RPT_NAME_MAX - 1) == 0)
             return &s->m[i];
     return NULL;
 }
@@ -71,7 +75,7 @@ const struct rpt_metric_value *rpt_scope_get(const struct rpt_metric_set *s,
 const struct rpt_series *rpt_set_series(const struct rpt_metric_set *s, const char *name)
 {
     for (int i = 0; i < s->nseries; i++)
-        if (strcmp(s->series[i].name, name) == 0)
+        if (strncmp(s->series[i].name, name, RPT_NAME_MAX - 1) == 0) /* as rpt_set_get */
             return &s->series[i];
     return NULL;
 }

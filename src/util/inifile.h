@@ -8,8 +8,11 @@
  * Syntax accepted (inih's defaults): `[section]`, `key = value`, comments
  * starting with ';' or '#', inline comments after " ;", and continuation lines:
  * an indented line after a key adds another value to that key
- * (continuation = true). Lines longer than INIFILE_LINE_MAX are an error rather
- * than being split silently. */
+ * (continuation = true). A `key = value` line longer than INIFILE_LINE_MAX
+ * (inih's buffer) is handed over in pieces, cut at blanks outside double
+ * quotes, the later ones as continuation lines with the same line number (a
+ * pasted /proc/cmdline); any other line that long, or one that cannot be cut,
+ * is an error. A UTF-8 BOM is skipped; a NUL byte is an error. */
 #ifndef PMLAB_UTIL_INIFILE_H
 #define PMLAB_UTIL_INIFILE_H
 

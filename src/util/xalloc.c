@@ -1,6 +1,7 @@
 /* xalloc: abort-on-failure allocation, see xalloc.h. */
 #include "util/xalloc.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,4 +56,21 @@ char *xstrndup(const char *s, size_t n)
     memcpy(d, s, len);
     d[len] = '\0';
     return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "pmlab: cannot format '%s'\n", fmt);
+        abort();
+    }
+    char *s = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
 }

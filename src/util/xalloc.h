@@ -15,5 +15,8 @@ void *xrealloc(void *p, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* The printf-formatted string, allocated: for paths and other text with no
+ * bound known in advance (no fixed-size buffers that cut them). */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -182,9 +182,9 @@ static void fio_collect(struct world *w, struct fio_run *run, struct rpt_metric_
     wl_put_steady_state(out, sim_steady_end_ns(&run->steady, SIM_STEADY_COUNT),
                         run->measure_start_ns);
     rpt_set_put(out, "iops", "1/s", RPT_HIGHER_BETTER, iops);
-    rpt_set_put(out, "lat_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean(run->lat) / 1000.0);
+    rpt_set_put(out, "lat_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean_us(run->lat));
     rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER,
-                sim_hist_percentile(run->lat, 99) / 1000.0);
+                sim_hist_percentile_us(run->lat, 99));
     world_collect_metrics(w, out);
 }
 
@@ -235,4 +235,5 @@ const struct wl_ops wl_fio_ops = {
     .nload_points = NULL,
     .run = fio_run_point,
     .combine = NULL,
+    .needs_vm = true,
 };

@@ -183,9 +183,9 @@ static int netrr_run_point(struct world *w, const void *cfgp, int load_point,
     world_run_until(w, end_ns);
     double window_s = cfg->duration_ms / 1000.0;
     rpt_set_put(out, "trans_per_s", "1/s", RPT_HIGHER_BETTER, (double)run.completed / window_s);
-    rpt_set_put(out, "rtt_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean(run.rtt) / 1000.0);
+    rpt_set_put(out, "rtt_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean_us(run.rtt));
     rpt_set_put(out, "rtt_p99_us", "us", RPT_LOWER_BETTER,
-                sim_hist_percentile(run.rtt, 99) / 1000.0);
+                sim_hist_percentile_us(run.rtt, 99));
     world_collect_metrics(w, out);
     wl_put_steady_state(out, sim_steady_end_ns(&run.steady, SIM_STEADY_COUNT), warmup_ns);
     w->wl_state = NULL;
@@ -204,4 +204,5 @@ const struct wl_ops wl_netrr_ops = {
     .nload_points = NULL,
     .run = netrr_run_point,
     .combine = NULL,
+    .needs_vm = true,
 };

@@ -144,7 +144,7 @@ static void rr_collect_cdf(const struct sim_hist *lat, struct rpt_metric_set *ou
     static const double tail[] = { 99.5, 99.9, 99.99 };
     for (int p = 1; p <= 102; p++) {
         double pct = p <= 99 ? p : tail[p - 100];
-        double row[2] = { pct, sim_hist_percentile(lat, pct) / 1000.0 };
+        double row[2] = { pct, sim_hist_percentile_us(lat, pct) };
         rpt_set_series_row(out, "latency_cdf", cols, 2, row);
     }
 }
@@ -154,11 +154,11 @@ static void rr_collect(struct rr_run *run, struct rpt_metric_set *out)
     struct world *w = run->w;
     double window_s = run->cfg->duration_ms / 1000.0;
     rpt_set_put(out, "throughput_rps", "req/s", RPT_HIGHER_BETTER, (double)run->completed / window_s);
-    rpt_set_put(out, "lat_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean(run->lat) / 1000.0);
-    rpt_set_put(out, "lat_p50_us", "us", RPT_LOWER_BETTER, sim_hist_percentile(run->lat, 50) / 1000.0);
-    rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER, sim_hist_percentile(run->lat, 99) / 1000.0);
+    rpt_set_put(out, "lat_mean_us", "us", RPT_LOWER_BETTER, sim_hist_mean_us(run->lat));
+    rpt_set_put(out, "lat_p50_us", "us", RPT_LOWER_BETTER, sim_hist_percentile_us(run->lat, 50));
+    rpt_set_put(out, "lat_p99_us", "us", RPT_LOWER_BETTER, sim_hist_percentile_us(run->lat, 99));
     rpt_set_put(out, "lat_p999_us", "us", RPT_LOWER_BETTER,
-                sim_hist_percentile(run->lat, 99.9) / 1000.0);
+                sim_hist_percentile_us(run->lat, 99.9));
     rpt_set_put(out, "offered_rps", "req/s", RPT_NEUTRAL, (double)run->arrived / window_s);
     world_collect_metrics(w, out);
     rr_collect_cdf(run->lat, out);

@@ -10,6 +10,7 @@
 #ifndef PMLAB_WORKLOAD_WORKLOAD_H
 #define PMLAB_WORKLOAD_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sim/metrics.h"
@@ -59,6 +60,9 @@ struct wl_ops {
      * has exactly one load point and its metrics are used as they are). */
     void (*combine)(const void *cfg, const struct rpt_metric_set *points, int npoints,
                     struct rpt_metric_set *out);
+    /* It runs inside the scenario's first [vm]: loading a scenario without
+     * one is an error at its `type` line, not a failure of every job. */
+    bool needs_vm;
 };
 
 /* A steady-state workload's warm-up check (sim/steady.h) into out, as the

@@ -207,33 +207,90 @@ struct intel_idle_opts {
     bool smt_active;
 };
 
-/* The firmware's _CST for a model without a static table. pmlab knows one
- * firmware: Intel's reference _CST for Alder/Raptor Lake client parts with
+/* Models whose firmware _CST pmlab knows (intel_idle_firmware_cst). */
+static const char *const intel_idle_cst_models[] = {
+    "ALDERLAKE", "ALDERLAKE_L", "ALDERLAKE_N", "ATOM_GRACEMONT",
+    "RAPTORLAKE", "RAPTORLAKE_P", "RAPTORLAKE_S",
+};
+
+/* The firmware's _CST for a model without a static table: the machine
+ * file's [firmware] cst_mwait_hints and cst_latency_us when it has them
+ * (types C1, C2, then C3, in order). Otherwise pmlab knows one firmware:
+ * Intel's reference _CST for Alder/Raptor Lake client parts with
  * S0ix, C1 (MWAIT 0x00, 1 µs), C6 (0x21, 127 µs), C10 (0x60, 1048 µs) as types
  * C1/C2/C3 (coreboot src/soc/intel/alderlake: cstate_set_s0ix and the
  * C*_LATENCY values; a stock 6.4 kernel on a Raptor Lake-H ThinkPad lists
- * exactly POLL, C1_ACPI, C2_ACPI, C3_ACPI). Until machine files describe their
- * firmware, the same set is assumed for every ALDERLAKE* and RAPTORLAKE* model
- * (it is used only when the kernel has no table for it). */
+ * exactly POLL, C1_ACPI, C2_ACPI, C3_ACPI). A machine file without cst_*
+ * keys gets that set for every ALDERLAKE* and RAPTORLAKE* model (it is used
+ * only when the kernel has no table for it). */
 void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
 {
-    static const char *const client_models[] = {
-        "ALDERLAKE", "ALDERLAKE_L", "ALDERLAKE_N", "ATOM_GRACEMONT",
-        "RAPTORLAKE", "RAPTORLAKE_P", "RAPTORLAKE_S",
-    };
     static const struct acpi_cst_entry client_cst[] = {
         { 1, 0x00, 1 },
         { 2, 0x21, 127 },
         { 3, 0x60, 1048 },
     };
     memset(cst, 0, sizeof *cst);
-    for (size_t i = 0; i < sizeof client_models / sizeof client_models[0]; i++) {
-        if (strcmp(m->cpu_model, client_models[i]) != 0)
+    if (m->fw.ncst > 0) {
+        for (int i = 0; i < m->fw.ncst && i < ACPI_CST_MAX; i++)
+            cst->states[cst->count++] = (struct acpi_cst_entry){
+                .type = i < 2 ? i + 1 : 3,
+                .mwait_hint = m->fw.cst_mwait_hint[i],
+                .latency_us = m->fw.cst_latency_us[i],
+            };
+        return;
+    }
+    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++) {
+        if (strcmp(m->cpu_model, intel_idle_cst_models[i]) != 0)
             continue;
         cst->count = (int)(sizeof client_cst / sizeof client_cst[0]);
         memcpy(cst->states, client_cst, sizeof client_cst);
         return;
     }
+}
+
+static bool intel_idle_has_table(const char *model)
+{
+    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0]; i++)
+        if (strcmp(intel_idle_ids[i].cpu_model, model) == 0)
+            return true;
+    return false;
+}
+
+static bool intel_idle_model_known(const char *model)
+{
+    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++)
+        if (strcmp(intel_idle_cst_models[i], model) == 0)
+            return true;
+    return intel_idle_has_table(model);
+}
+
+int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
+{
+    /* The vendor strings the kernel's x86 code tells apart; a capital or a
+     * typo would silently make an Intel part "not Intel". */
+    static const char *const vendors[] = { "intel", "amd", "hygon", "centaur", "zhaoxin" };
+    bool vendor_ok = false;
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        vendor_ok |= strcmp(m->vendor, vendors[i]) == 0;
+    if (!vendor_ok)
+        return diag_error(d, m->path, m->vendor_line,
+                          "vendor '%s' is not one of intel, amd, hygon, centaur, zhaoxin", m->vendor);
+    if (strcmp(m->vendor, "intel") != 0 || m->fw.ncst > 0 || intel_idle_model_known(m->cpu_model))
+        return 0;
+    char known[600] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0]; i++)
+        len += (size_t)snprintf(known + len, sizeof known - len, "%s ", intel_idle_ids[i].cpu_model);
+    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++)
+        if (!intel_idle_has_table(intel_idle_cst_models[i]))
+            len += (size_t)snprintf(known + len, sizeof known - len, "%s ",
+                                    intel_idle_cst_models[i]);
+    known[len ? len - 1 : 0] = '\0';
+    return diag_error(d, m->path, m->cpu_model_line,
+                      "cpu_model '%s' is not a model pmlab knows (%s); for another model give "
+                      "its firmware's idle states in [firmware] cst_mwait_hints and "
+                      "cst_latency_us (docs/machine-files.md)", m->cpu_model, known);
 }
 
 /* The _CST pmlab assumes beside a static table: it lists every table state's

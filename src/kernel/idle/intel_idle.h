@@ -68,9 +68,17 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
                     struct cpuidle_driver *drv, struct intel_idle_info *info, char *msg,
                     size_t msgsize);
 
-/* The firmware _CST pmlab assumes for m (see intel_idle.c): for a model with a
- * static table, one entry per table state (so no state is OFF by the _CST
- * rule); for RAPTORLAKE* the Intel reference C1/C6/C10 set; otherwise none. */
+/* The firmware _CST of m for a model without a static table (see
+ * intel_idle.c): the machine file's [firmware] cst_* keys when given, else
+ * for ALDERLAKE* and RAPTORLAKE* the Intel reference C1/C6/C10 set, else none. */
 void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst);
+
+/* Check m's vendor and, for Intel, that intel_idle can describe its idle
+ * states: a model with a static table or a known firmware _CST, or any model
+ * when the machine file gives its _CST ([firmware] cst_*; the kernel's ACPI
+ * fallback). A typo such as SKYLAKE_XX otherwise ran silently on HLT with no
+ * cpuidle driver. Returns 0, or -1 with d = "MACHINE:LINE: ..." listing the
+ * known models. */
+int intel_idle_check_machine(const struct hw_machine *m, struct diag *d);
 
 #endif

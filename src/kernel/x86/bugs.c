@@ -49,14 +49,22 @@ static const struct x86_cpu_spec x86_cpu_specs[] = {
     { "RAPTORLAKE_S", true, true, false },  { "METEORLAKE_L", true, true, false },
 };
 
-/* A model pmlab does not list is taken as a post-2019 part: IBRS and eIBRS,
- * no Retbleed bug. */
+/* An Intel model pmlab does not list is taken as a post-2019 part: IBRS and
+ * eIBRS, no Retbleed bug. */
 static const struct x86_cpu_spec x86_cpu_spec_modern = { "", true, true, false };
+/* Other vendors (the models above are Intel's names): IBRS but no Intel
+ * eIBRS, so auto picks retpolines, as on AMD Zen 2/3 (Zen 4's AutoIBRS, 6.3+,
+ * is not modelled); it used to claim "Enhanced IBRS" for vendor = amd. */
+static const struct x86_cpu_spec x86_cpu_spec_other_vendor = { "", true, false, false };
 
-static const struct x86_cpu_spec *x86_cpu_spec_find(const char *cpu_model)
+static bool x86_cpu_is_intel(const struct hw_machine *m);
+
+static const struct x86_cpu_spec *x86_cpu_spec_find(const struct hw_machine *m)
 {
+    if (!x86_cpu_is_intel(m))
+        return &x86_cpu_spec_other_vendor;
     for (size_t i = 0; i < sizeof x86_cpu_specs / sizeof x86_cpu_specs[0]; i++)
-        if (strcmp(x86_cpu_specs[i].cpu_model, cpu_model) == 0)
+        if (strcmp(x86_cpu_specs[i].cpu_model, m->cpu_model) == 0)
             return &x86_cpu_specs[i];
     return &x86_cpu_spec_modern;
 }
@@ -150,7 +158,7 @@ static enum spectre_v2_mitigation spectre_v2_auto_legacy(const struct hw_machine
 enum spectre_v2_mitigation x86_spectre_v2_select_mitigation(const struct hw_machine *m,
                                                            const struct kparams *kp)
 {
-    const struct x86_cpu_spec *cpu = x86_cpu_spec_find(m->cpu_model);
+    const struct x86_cpu_spec *cpu = x86_cpu_spec_find(m);
     switch (spectre_v2_parse_cmdline(m, kp, cpu)) {
     case SPECTRE_V2_CMD_NONE:
         return SPECTRE_V2_NONE;

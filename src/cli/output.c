@@ -1,0 +1,329 @@
+/* output: write-then-rename outputs and the interruption watcher, see
+ * output.h. */
+#include "cli/output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/xalloc.h"
+
+static int out_error(char *msg, size_t msgsize, const char *what, const char *path, int err)
+{
+    snprintf(msg, msgsize, "%s %s: %s", what, path, strerror(err));
+    return -1;
+}
+
+/* A new file beside target, named .BASE.pmlab-PID-N so that it is hidden,
+ * says what made it, and no two runs pick the same one (O_EXCL). Returns the
+ * descriptor with *tmp set, or -1 with errno. */
+static int out_create_beside(const char *target, char **tmp)
+{
+    const char *slash = strrchr(target, '/');
+    char *dir = slash ? xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
+                      : xstrdup(".");
+    const char *base = slash ? slash + 1 : target;
+    int fd = -1;
+    for (int n = 0; fd < 0 && n < 100; n++) {
+        *tmp = xasprintf("%s/.%s.pmlab-%ld-%d", dir, base, (long)getpid(), n);
+        fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            int err = errno;
+            free(*tmp);
+            *tmp = NULL;
+            errno = err;
+            if (err != EEXIST)
+                break;
+        }
+    }
+    free(dir);
+    return fd;
+}
+
+int out_file_open(struct out_file *o, const char *path, char *msg, size_t msgsize)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* /dev/null, a FIFO, a terminal: a rename would replace the node
+         * itself, so write in place (and never remove it). */
+        o->f = fopen(path, "w");
+        if (!o->f)
+            return out_error(msg, msgsize, "cannot write", path, errno);
+        o->target = xstrdup(path);
+        return 0;
+    }
+    if (exists && access(path, W_OK) != 0)
+        return out_error(msg, msgsize, "cannot write", path, errno);
+    /* Through a symlink, replace the file it names, not the link. */
+    char *real = exists ? realpath(path, NULL) : NULL;
+    o->target = real ? real : xstrdup(path);
+    int fd = out_create_beside(o->target, &o->tmp);
+    if (fd < 0) {
+        out_error(msg, msgsize, "cannot write", path, errno);
+        free(o->target);
+        o->target = NULL;
+        return -1;
+    }
+    if (exists)
+        (void)fchmod(fd, st.st_mode & 07777); /* keep the file's permissions */
+    o->f = fdopen(fd, "w");
+    if (!o->f) {
+        out_error(msg, msgsize, "cannot write", path, errno);
+        close(fd);
+        out_file_abort(o);
+        out_file_free(o);
+        return -1;
+    }
+    return 0;
+}
+
+void out_file_free(struct out_file *o)
+{
+    free(o->target);
+    free(o->tmp);
+    o->target = o->tmp = NULL;
+}
+
+int out_file_commit(struct out_file *o, char *msg, size_t msgsize)
+{
+    int err = 0;
+    errno = 0;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        err = errno ? errno : EIO;
+    /* On disk before the rename, so a crash leaves the old file or the new
+     * one, never an empty one. */
+    else if (o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL)
+        err = errno;
+    if (fclose(o->f) != 0 && !err)
+        err = errno;
+    o->f = NULL;
+    if (!err && o->tmp && rename(o->tmp, o->target) != 0)
+        err = errno;
+    if (err) {
+        out_file_abort(o);
+        return out_error(msg, msgsize, "error writing", o->target, err);
+    }
+    o->done = true;
+    free(o->tmp);
+    o->tmp = NULL;
+    return 0;
+}
+
+void out_file_abort(struct out_file *o)
+{
+    if (o->done)
+        return;
+    o->done = true;
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
+    if (o->tmp)
+        unlink(o->tmp);
+}
+
+int out_dir_open(struct out_dir *d, const char *dir, char *msg, size_t msgsize)
+{
+    memset(d, 0, sizeof *d);
+    if (mkdir(dir, 0777) == 0)
+        d->created = true;
+    else if (errno != EEXIST)
+        return out_error(msg, msgsize, "cannot create", dir, errno);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        snprintf(msg, msgsize, "%s is not a writable directory", dir);
+        return -1;
+    }
+    d->target = xstrdup(dir);
+    d->stage = xasprintf("%s/.pmlab-XXXXXX", dir);
+    if (!mkdtemp(d->stage)) {
+        out_error(msg, msgsize, "cannot write in", dir, errno);
+        free(d->stage);
+        d->stage = NULL;
+        out_dir_abort(d);
+        out_dir_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void out_dir_free(struct out_dir *d)
+{
+    free(d->target);
+    free(d->stage);
+    d->target = d->stage = NULL;
+}
+
+static int out_not_dot(const struct dirent *e)
+{
+    return strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+}
+
+/* Plots before report.*, which link to them; otherwise by name. */
+static int out_report_last(const struct dirent **a, const struct dirent **b)
+{
+    int ra = strncmp((*a)->d_name, "report.", 7) == 0;
+    int rb = strncmp((*b)->d_name, "report.", 7) == 0;
+    return ra != rb ? ra - rb : strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Remove the staging directory and everything in it: all of it is pmlab's
+ * (mkdtemp made it, mode 0700). */
+static void out_remove_stage(const char *stage)
+{
+    DIR *dir = opendir(stage);
+    if (dir) {
+        struct dirent *e;
+        while ((e = readdir(dir)))
+            if (out_not_dot(e))
+                unlinkat(dirfd(dir), e->d_name, 0);
+        closedir(dir);
+    }
+    rmdir(stage);
+}
+
+int out_dir_commit(struct out_dir *d, char *msg, size_t msgsize)
+{
+    int tfd = open(d->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int sfd = open(d->stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct dirent **ents = NULL;
+    int n = tfd >= 0 && sfd >= 0 ? scandir(d->stage, &ents, out_not_dot, out_report_last) : -1;
+    int rc = n < 0 ? out_error(msg, msgsize, "cannot read", d->stage, errno) : 0;
+    /* One run's files land together: another run moving into the same
+     * directory waits for the lock. */
+    if (rc == 0 && flock(tfd, LOCK_EX) != 0)
+        rc = out_error(msg, msgsize, "cannot lock", d->target, errno);
+    for (int i = 0; i < n; i++) {
+        if (rc == 0 && renameat(sfd, ents[i]->d_name, tfd, ents[i]->d_name) != 0) {
+            char *path = xasprintf("%s/%s", d->target, ents[i]->d_name);
+            rc = out_error(msg, msgsize, "cannot write", path, errno);
+            free(path);
+        }
+        free(ents[i]);
+    }
+    free(ents);
+    if (sfd >= 0)
+        close(sfd);
+    if (tfd >= 0)
+        close(tfd); /* releases the lock */
+    out_remove_stage(d->stage);
+    d->done = true;
+    return rc;
+}
+
+void out_dir_abort(struct out_dir *d)
+{
+    if (d->done)
+        return;
+    d->done = true;
+    if (d->stage)
+        out_remove_stage(d->stage);
+    if (d->created && d->target)
+        rmdir(d->target); /* only if still empty: nothing else is touched */
+}
+
+static const char *out_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* The watcher: wait for a signal, then, once the caller is not in the middle
+ * of writing an output, undo what is not in place, say what, and exit. */
+static void *out_guard_watch(void *arg)
+{
+    struct out_guard *g = arg;
+    int sig;
+    for (;;) {
+        if (sigwait(&g->set, &sig) != 0)
+            return NULL;
+        pthread_mutex_lock(&g->lock);
+        if (g->stopping) { /* out_guard_stop's own signal */
+            pthread_mutex_unlock(&g->lock);
+            return NULL;
+        }
+        if (!(sig == SIGTERM && g->term_ignored))
+            break;
+        pthread_mutex_unlock(&g->lock); /* ignored on entry: stays ignored */
+    }
+    char *lost = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&lost, &len);
+    int n = 0;
+    if (g->file && !g->file->done) {
+        fprintf(m, "%s", g->file->target);
+        out_file_abort(g->file);
+        n++;
+    } else if (!g->file && g->report_pending) {
+        fprintf(m, "the report");
+        n++;
+    }
+    for (int i = 0; i < g->ndirs; i++) {
+        if (g->dirs[i]->done)
+            continue;
+        fprintf(m, "%s%s/", n++ ? ", " : "", g->dirs[i]->target);
+        out_dir_abort(g->dirs[i]);
+    }
+    if (m)
+        fclose(m);
+    if (n && lost)
+        fprintf(stderr, "\n%s: interrupted by %s: %s not written (previous contents kept)\n",
+                g->cmd, out_signal_name(sig), lost);
+    else
+        fprintf(stderr, "\n%s: interrupted by %s after every output was written\n", g->cmd,
+                out_signal_name(sig));
+    /* The caller's threads may be mid-run: nothing else to finish. */
+    _exit(128 + sig);
+}
+
+int out_guard_start(struct out_guard *g)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    sigemptyset(&g->set);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        /* A signal ignored on entry (nohup, a shell's background job) stays
+         * ignored: blocked, it would be queued for sigwait instead. */
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&g->set, sigs[i]);
+        else if (sigs[i] == SIGTERM)
+            g->term_ignored = true;
+    }
+    /* out_guard_stop wakes the watcher with SIGTERM sent to it alone. */
+    sigaddset(&g->set, SIGTERM);
+    if (pthread_mutex_init(&g->lock, NULL) != 0)
+        return -1;
+    if (pthread_sigmask(SIG_BLOCK, &g->set, &g->old) != 0) {
+        pthread_mutex_destroy(&g->lock);
+        return -1;
+    }
+    if (pthread_create(&g->watcher, NULL, out_guard_watch, g) != 0) {
+        pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+        pthread_mutex_destroy(&g->lock);
+        return -1;
+    }
+    g->running = true;
+    return 0;
+}
+
+void out_guard_stop(struct out_guard *g)
+{
+    if (!g->running)
+        return;
+    /* Wake the watcher with a signal sent to it alone, flagged so that it
+     * returns (pthread_cancel would do, but it unwinds past ASan's stack
+     * bookkeeping). A watcher already past sigwait exits the process. */
+    pthread_mutex_lock(&g->lock);
+    g->stopping = true;
+    pthread_mutex_unlock(&g->lock);
+    pthread_kill(g->watcher, SIGTERM);
+    pthread_join(g->watcher, NULL);
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+    pthread_mutex_destroy(&g->lock);
+    g->running = false;
+}
