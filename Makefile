@@ -135,7 +135,7 @@ fuzz:
 # What make test runs: the same for FUZZ_SMOKE_S seconds each (CI).
 fuzz-smoke:
 	$(MAKE) V=fuzz build-fuzz
-	@sh scripts/fuzz.sh $(FUZZ_SMOKE_S)
+	@sh scripts/fuzz.sh $(FUZZ_SMOKE_S) smoke
 
 bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench

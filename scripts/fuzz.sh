@@ -4,11 +4,19 @@
 # (tests/fuzz/regress/NAME/*), then SECONDS of fuzzing from its seed corpus
 # (tests/fuzz/corpus/NAME). New inputs go to build/fuzz/corpus/NAME, never
 # into the tree; a crash leaves build/fuzz/crash-NAME-* and fails the run.
-# Two targets run at a time (the 2-core CI machine). Usage: fuzz.sh SECONDS
+# Two targets run at a time (the 2-core CI machine).
+# Usage: fuzz.sh SECONDS [smoke]. With smoke (make test), new inputs go to a
+# corpus emptied first, so the run's time goes to fuzzing, not to reloading
+# what earlier runs found.
 set -eu
-S=${1:?usage: fuzz.sh SECONDS}
+S=${1:?usage: fuzz.sh SECONDS [smoke]}
 BIN=build/fuzz/fuzz
 OUT=build/fuzz
+CORPUS=$OUT/corpus
+if [ "${2:-}" = smoke ]; then
+    CORPUS=$OUT/smoke-corpus
+    rm -rf "$CORPUS"
+fi
 mkdir -p "$OUT"
 
 run_target() { # NAME: exit status of the target's runs
@@ -20,10 +28,10 @@ run_target() { # NAME: exit status of the target's runs
         # Given files, libFuzzer runs each once.
         "$bin" -close_fd_mask=3 "tests/fuzz/regress/$name"/* >>"$log" 2>&1 || return 1
     fi
-    mkdir -p "$OUT/corpus/$name"
+    mkdir -p "$CORPUS/$name"
     "$bin" -max_total_time="$S" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
         -print_final_stats=1 -artifact_prefix="$OUT/crash-$name-" \
-        "$OUT/corpus/$name" "tests/fuzz/corpus/$name" >>"$log" 2>&1
+        "$CORPUS/$name" "tests/fuzz/corpus/$name" >>"$log" 2>&1
 }
 
 report() { # NAME STATUS

@@ -119,6 +119,16 @@ static char *inifile_read_line(char *buf, int size, void *stream)
     if (n < 0)
         return NULL;
     const char *p = str_skip_space(st->raw);
+    if ((size_t)n + 2 > (size_t)size && *p != ';' && *p != '#') {
+        /* An inline comment (" ;", as inih reads it) is dropped here, or
+         * the pieces after the first would carry its words as values. */
+        for (ssize_t i = 1; i < n; i++)
+            if (st->raw[i] == ';' && (st->raw[i - 1] == ' ' || st->raw[i - 1] == '\t')) {
+                st->raw[i] = '\0';
+                n = i;
+                break;
+            }
+    }
     if ((size_t)n + 2 > (size_t)size) {
         /* A `key = value` line too long for inih goes in pieces. */
         const char *eq = strchr(p, '=');
