@@ -108,28 +108,27 @@ static void topo_capacity_text(const struct sched_topology *t, char *buf, size_t
 void explain_add_topology(struct explain *x, const struct sched_topology *tp,
                           const struct kversion *k)
 {
-    const struct sched_topology t = *tp;
-    int ncpus = t.ncpus;
+    int ncpus = tp->ncpus;
     explain_add(x, "sched_domain: /sys/kernel/debug/sched/domains/, one CPU of each kind:");
     bool *done = xcalloc((size_t)ncpus, sizeof *done), *kind = xcalloc((size_t)ncpus, 1);
     for (int cpu = 0; cpu < ncpus; cpu++) {
         if (done[cpu])
             continue;
         for (int o = 0; o < ncpus; o++) {
-            kind[o] = !done[o] && topo_same_kind(&t, cpu, o);
+            kind[o] = !done[o] && topo_same_kind(tp, cpu, o);
             done[o] = done[o] || kind[o];
         }
         char *cpus = cpulist_format(kind, ncpus);
         explain_add(x, "sched_domain: cpus %s, like cpu%d:", cpus, cpu);
         free(cpus);
-        topo_explain_cpu(&t, k, cpu, x);
+        topo_explain_cpu(tp, k, cpu, x);
     }
     char cap[256];
-    topo_capacity_text(&t, cap, sizeof cap);
+    topo_capacity_text(tp, cap, sizeof cap);
     explain_add(x, "sched_domain: cpu_capacity (arch_scale_cpu_capacity): %s%s", cap,
-                t.asym_cpucapacity ? " (asymmetric: misfit and select_idle_capacity)" : "");
-    explain_add(x, "sched_domain: LLC of cpu0: %d cpus; clusters %s", t.llc_size[0],
-                t.cluster_active ? "active (cluster-first wake-up scan)" : "inactive");
+                tp->asym_cpucapacity ? " (asymmetric: misfit and select_idle_capacity)" : "");
+    explain_add(x, "sched_domain: LLC of cpu0: %d cpus; clusters %s", tp->llc_size[0],
+                tp->cluster_active ? "active (cluster-first wake-up scan)" : "inactive");
     free(kind);
     free(done);
 }

@@ -2,7 +2,7 @@
  *
  * A job fills a struct rpt_metric_set (sim/metrics.h: name -> value, with unit
  * and which direction is better). The runner gathers one set per replication and variant;
- * rpt_summarize() turns them into per-variant summaries (mean, stddev, 95 % CI
+ * rpt_variant_summarize() turns them into per-variant summaries (mean, stddev, 95 % CI
  * with Student t) and comparisons of every metric against the first variant
  * (paired or Welch t, report/inference.h: delta, its 95 % CI, p-values raw
  * and Holm-adjusted, verdict). Formats only read

@@ -29,7 +29,9 @@
 #include "util/container.h"
 
 
-#define SCHED_ASYM_CORE_IDLE_SINCE "6.5"  /* 046a5a95c3b0 series: sched_use_asym_prio */
+/* 046a5a95c3b0 series: sched_use_asym_prio. A constant, not a string: it is
+ * compared for every candidate CPU of every balance tick. */
+static const struct kversion sched_asym_core_idle_since = { 6, 5, 0 };
 
 static int sched_prio(const struct world *w, int cpu)
 {
@@ -41,7 +43,7 @@ static bool sched_asym_dst_ok(const struct world *w, int cpu)
 {
     if (!sched_cpu_idle(w, cpu))
         return false;
-    if (kversion_at_least(&w->kp->kernel, SCHED_ASYM_CORE_IDLE_SINCE))
+    if (kversion_cmp(&w->kp->kernel, &sched_asym_core_idle_since) >= 0)
         return sched_core_is_idle(w, cpu);
     return true;
 }
@@ -93,7 +95,7 @@ void sched_balance_tick(struct sim_event *ev, void *arg)
 
 bool sched_balance_newidle(struct world *w, int cpu)
 {
-    if (kversion_at_least(&w->kp->kernel, SCHED_ASYM_CORE_IDLE_SINCE)) {
+    if (kversion_cmp(&w->kp->kernel, &sched_asym_core_idle_since) >= 0) {
         int sib = hw_thread_sibling(&w->hw, cpu);
         if (sib >= 0 && !sched_cpu_idle(w, sib))
             return false;
