@@ -13,7 +13,7 @@ replications = 2
 [workload]
 type = compute
 kernels = 2
-kernel_ms = 20
+kernel_ms = 100
 gap_ms = 5
 bg_tasks = 0
 affinity = 8-15
@@ -21,7 +21,8 @@ affinity = 8-15
 kernel = 6.10
 INI
 # On the E-cores only, even ITMT cannot move a single-thread kernel to a
-# P-core; without the list, 6.10's asym packing puts every one there.
+# P-core; without the list, 6.10's asym packing puts every one there (within
+# an idle P-CPU's MC balance interval, 16-32 ms: kernels of 100 ms).
 "$P" run "$T/c.ini" --quiet --format csv >"$T/c.csv" || fail "run with affinity"
 grep -q ',itmt,single_pcore_pct,%,2,0,' "$T/c.csv" || fail "affinity 8-15: kernels ran on P-cores"
 sed -i '/^affinity = /d' "$T/c.ini"

@@ -19,7 +19,8 @@ static void sched_task_done(struct sim_event *ev, void *arg);
 void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
     *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu,
-                        .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1 };
+                        .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1,
+                        .exec_start_ns = -1 };
     sim_event_init(&t->done_ev, sched_task_done);
 }
 
@@ -121,9 +122,7 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
 /* Queue t on cpu (its averages already say queued). */
 static void sched_enqueue(struct world *w, int cpu, struct task *t)
 {
-    struct sched *s = &w->sched;
-    struct sched_cpu *c = &s->cpu[cpu];
-    s->nr_queued_total++;
+    struct sched_cpu *c = &w->sched.cpu[cpu];
     t->cpu = cpu;
     t->next = NULL;
     if (c->tail)
@@ -138,9 +137,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
 /* Unlink t from cpu's queue; prev is the task before it (NULL: t is the head). */
 static void sched_unlink(struct world *w, int cpu, struct task *prev, struct task *t)
 {
-    struct sched *s = &w->sched;
-    struct sched_cpu *c = &s->cpu[cpu];
-    s->nr_queued_total--;
+    struct sched_cpu *c = &w->sched.cpu[cpu];
     if (prev)
         prev->next = t->next;
     else
@@ -158,20 +155,6 @@ static struct task *sched_dequeue(struct world *w, int cpu)
     if (t)
         sched_unlink(w, cpu, NULL, t);
     return t;
-}
-
-/* The first task queued on src that may run on cpu (can_migrate_task's
- * affinity test), taken off the queue; NULL if none. */
-static struct task *sched_dequeue_movable(struct world *w, int src, int cpu)
-{
-    struct task *prev = NULL;
-    for (struct task *t = w->sched.cpu[src].head; t; prev = t, t = t->next) {
-        if (task_allowed_on(t, cpu)) {
-            sched_unlink(w, src, prev, t);
-            return t;
-        }
-    }
-    return NULL;
 }
 
 bool sched_core_is_idle(const struct world *w, int cpu)
@@ -251,7 +234,6 @@ static void sched_activate(struct world *w, struct task *t, int cpu)
 {
     bool was_idle = sched_cpu_idle(w, cpu);
     sched_enqueue(w, cpu, t);
-    w->sched.nr_wakeups++;
     if (was_idle)
         sched_kick(w, cpu);
     else
@@ -268,6 +250,7 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_
                   ? t->prev_cpu
                   : select_task_rq(w, t, waker_cpu, false);
     task_avg_sync(w, t, TASK_AVG_QUEUED);
+    w->sched.nr_wakeups++;
     sched_activate(w, t, cpu);
 }
 
@@ -281,12 +264,17 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
     int cpu = select_task_rq(w, t, parent_cpu, true);
     fair_post_init_util(w, t, cpu);
     task_avg_sync(w, t, TASK_AVG_QUEUED);
+    w->sched.nr_wakeups++;
     sched_activate(w, t, cpu);
 }
 
 static void sched_start(struct world *w, int cpu, struct task *t)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
+    if (t->exec_start_ns >= 0 && t->prev_cpu != cpu)
+        w->sched.nr_migrations++;
+    t->exec_start_ns = w->q.now_ns;
+    sched_balance_nohz_exit(w, cpu);
     c->curr = t;
     c->had_task = true;
     t->cpu = cpu;
@@ -300,36 +288,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     sim_event_schedule(&w->q, &t->done_ev, sched_segment_end(w->q.now_ns, t->work_ns, t->speed));
     /* After the segment is set up, so a frequency change re-times it. */
     cpufreq_update_util(w, cpu);
-    if (w->sched.asym_packing)
-        sched_balance_arm(w, cpu);
-}
-
-/* Newly idle: take the first queued task of another CPU that may run here,
- * own package first, from CPUs with more than one task. */
-static struct task *sched_pull(struct world *w, int cpu)
-{
-    const struct hw_machine *m = w->machine;
-    int pkg = m->cpus[cpu].package;
-    if (w->sched.nr_queued_total == 0)
-        return NULL; /* nothing queued anywhere: skip the scan */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 1; i < m->ncpus; i++) {
-            int src = (cpu + i) % m->ncpus;
-            struct sched_cpu *sc = &w->sched.cpu[src];
-            /* sched_balance_rq detaches only from a runqueue with more than
-             * one task: a CPU waking up for its one wakee keeps it. */
-            int nr_running = sc->nr_queued + (sc->curr != NULL);
-            if ((m->cpus[src].package == pkg) != (pass == 0) || sc->nr_queued == 0 ||
-                nr_running <= 1)
-                continue;
-            struct task *t = sched_dequeue_movable(w, src, cpu);
-            if (!t)
-                continue;
-            w->sched.nr_pulls++;
-            return t;
-        }
-    }
-    return NULL;
+    sched_balance_arm(w, cpu);
 }
 
 static void sched_pick_next(struct world *w, int cpu)
@@ -337,15 +296,17 @@ static void sched_pick_next(struct world *w, int cpu)
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->waking = false;
     struct task *t = sched_dequeue(w, cpu);
-    if (!t)
-        t = sched_pull(w, cpu);
+    if (!t && sched_balance_newidle(w, cpu)) {
+        if (c->curr)
+            return;   /* it pulled a running task (active balance) */
+        t = sched_dequeue(w, cpu);
+    }
     if (t) {
         sched_start(w, cpu, t);
         return;
     }
-    if (w->sched.asym_packing && sched_balance_newidle(w, cpu))
-        return;
     fair_cpu_went_idle(w, cpu);
+    sched_balance_nohz_enter(w, cpu);
     idle_enter(w, cpu);
     cpufreq_update_util(w, cpu);
 }
@@ -361,6 +322,7 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     if (t->work_ns < 0)
         t->work_ns = 0;
     sim_event_cancel(&w->q, &t->done_ev);
+    t->exec_start_ns = now;
     c->curr = NULL;
     t->prev_cpu = cpu;
     t->cpu = -1;
@@ -375,12 +337,14 @@ void sched_migrate_running(struct world *w, int src, int dst)
     struct task *t = sched_detach_running(w, src);
     /* src first, while t is on no runqueue, so src cannot pull it back. */
     sched_pick_next(w, src);
-    bool was_idle = sched_cpu_idle(w, dst);
-    sched_enqueue(w, dst, t);
-    if (was_idle)
-        sched_kick(w, dst);
-    else
-        sched_rq_grew(w, dst, t);
+    sched_activate(w, t, dst);
+}
+
+void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst)
+{
+    sched_unlink(w, src, prev, t);
+    w->sched.nr_pulls++;
+    sched_activate(w, t, dst);
 }
 
 void sched_pull_running(struct world *w, int src, int dst)
@@ -416,6 +380,7 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->work_ns = 0;
     t->cpu = -1;
     t->prev_cpu = cpu;
+    t->exec_start_ns = w->q.now_ns;
     task_avg_sync(w, t, TASK_AVG_SLEEPING);
     c->in_done = true;
     t->done(w, t);
@@ -443,6 +408,7 @@ void sched_init(struct world *w)
     s->sis_util = kversion_at_least(&w->kp->kernel, SCHED_SIS_UTIL_SINCE);
     s->scan_mask = xcalloc((size_t)s->ncpus, sizeof *s->scan_mask);
     s->llc = xcalloc((size_t)s->ncpus, sizeof *s->llc);
+    sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,
                                                  .nr_idle_scan = s->topo.llc_size[cpu],
@@ -455,6 +421,7 @@ void sched_destroy(struct world *w)
     w->sched.cpu = NULL;
     free(w->sched.llc);
     free(w->sched.scan_mask);
+    sched_balance_destroy(w);
     itmt_destroy(&w->sched.itmt);
     sched_topology_destroy(&w->sched.topo);
 }

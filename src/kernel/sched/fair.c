@@ -65,8 +65,12 @@ void rq_avg_sync(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     avg_at(&c->avg, w->q.now_ns, c->avg_running, c->avg_nr, &c->avg);
+    int old_nr = c->avg_nr;
     c->avg_running = c->curr != NULL;
     c->avg_nr = (c->curr != NULL) + c->nr_queued;
+    /* add_nr_running / sub_nr_running: every change of nr_running comes here */
+    if (old_nr != c->avg_nr)
+        sched_balance_nr_changed(w, old_nr, c->avg_nr);
 }
 
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
@@ -79,7 +83,7 @@ void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
     t->avg_state = s;
 }
 
-static struct sched_avg rq_avg_now(const struct world *w, int cpu)
+struct sched_avg rq_avg_now(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     struct sched_avg a;
@@ -87,7 +91,7 @@ static struct sched_avg rq_avg_now(const struct world *w, int cpu)
     return a;
 }
 
-static struct sched_avg task_avg_now(const struct world *w, const struct task *t)
+struct sched_avg task_avg_now(const struct world *w, const struct task *t)
 {
     struct sched_avg a;
     if (t->avg_new)
@@ -131,7 +135,7 @@ static double cpu_load_without(const struct world *w, int cpu, const struct task
 }
 
 /* fits_capacity: util within 80 % of capacity (the 1280/1024 margin). */
-static bool util_fits_cpu(const struct world *w, double util, int cpu)
+bool util_fits_cpu(const struct world *w, double util, int cpu)
 {
     return util * 1280 < (double)capacity_of(w, cpu) * 1024;
 }
@@ -432,33 +436,15 @@ int fair_nr_idle_scan(struct world *w, int cpu)
 
 /* ---- the fork/exec slow path (sched_balance_find_dst_cpu) ------------------ */
 
-/* Group types, lowest first (enum group_type); the slow path classifies
- * into has_spare, fully_busy, misfit_task and overloaded only. */
-enum group_type {
-    group_has_spare,
-    group_fully_busy,
-    group_misfit_task,
-    group_smt_balance,
-    group_asym_packing,
-    group_imbalanced,
-    group_overloaded,
-};
-
-struct sg_wakeup_stats {
-    double avg_load, group_load, group_util, group_runnable;
-    unsigned long group_capacity;
-    int group_weight, sum_nr_running, idle_cpus;
-    bool misfit;
-    enum group_type group_type;
-};
-
-static int rq_nr_running(const struct world *w, int cpu)
+/* The slow path classifies into has_spare, fully_busy, misfit_task and
+ * overloaded only (enum group_type and struct sg_stats: sched.h). */
+int rq_nr_running(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     return (c->curr != NULL) + c->nr_queued;
 }
 
-static bool group_is_overloaded(int imbalance_pct, const struct sg_wakeup_stats *sgs)
+bool group_is_overloaded(int imbalance_pct, const struct sg_stats *sgs)
 {
     if (sgs->sum_nr_running <= sgs->group_weight)
         return false;
@@ -467,7 +453,7 @@ static bool group_is_overloaded(int imbalance_pct, const struct sg_wakeup_stats 
     return (double)sgs->group_capacity * imbalance_pct < sgs->group_runnable * 100;
 }
 
-static bool group_has_capacity(int imbalance_pct, const struct sg_wakeup_stats *sgs)
+bool group_has_capacity(int imbalance_pct, const struct sg_stats *sgs)
 {
     if (sgs->sum_nr_running < sgs->group_weight)
         return true;
@@ -480,9 +466,9 @@ static bool group_has_capacity(int imbalance_pct, const struct sg_wakeup_stats *
  * equals load here (nice-0 tasks only). */
 static void update_sg_wakeup_stats(const struct world *w, const struct sched_domain *sd,
                                    const struct sched_group *group, const struct task *p,
-                                   struct sg_wakeup_stats *sgs)
+                                   struct sg_stats *sgs)
 {
-    *sgs = (struct sg_wakeup_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
+    *sgs = (struct sg_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
     double util_p = task_avg_now(w, p).util_avg;
     for (int i = 0; i < group->span->weight; i++) {
         int cpu = group->span->cpus[i];
@@ -514,8 +500,8 @@ static void update_sg_wakeup_stats(const struct world *w, const struct sched_dom
  * type: lower avg_load (busy), more capacity (misfit), more idle CPUs then
  * less util (has_spare, 3edecfef0285). */
 static bool update_pick_idlest(const struct sched_group *idlest,
-                               const struct sg_wakeup_stats *idlest_sgs,
-                               const struct sched_group *group, const struct sg_wakeup_stats *sgs)
+                               const struct sg_stats *idlest_sgs,
+                               const struct sched_group *group, const struct sg_stats *sgs)
 {
     if (sgs->group_type != idlest_sgs->group_type)
         return sgs->group_type < idlest_sgs->group_type;
@@ -548,7 +534,7 @@ static bool span_allowed(const struct sched_span *span, const struct task *p)
 
 /* adjust_numa_imbalance: up to imb_numa_nr running, a gap of 2 idle CPUs is
  * tolerated to keep the task near its wakeup source. */
-static int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr)
+int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr)
 {
     if (dst_running > imb_numa_nr)
         return imbalance;
@@ -557,8 +543,8 @@ static int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr
 
 /* Local versus idlest group of the same type: whether to stay local. */
 static bool stay_local(const struct sched_domain *sd, const struct task *p,
-                       const struct sched_group *local, const struct sg_wakeup_stats *l,
-                       const struct sched_group *idlest, const struct sg_wakeup_stats *i)
+                       const struct sched_group *local, const struct sg_stats *l,
+                       const struct sched_group *idlest, const struct sg_stats *i)
 {
     double imbalance = (double)NICE_0_LOAD * (sd->imbalance_pct - 100) / 100;
     switch (l->group_type) {
@@ -597,13 +583,13 @@ static const struct sched_group *sched_balance_find_dst_group(const struct world
                                                               const struct task *p, int this_cpu)
 {
     const struct sched_group *idlest = NULL, *local = NULL;
-    struct sg_wakeup_stats local_sgs = { 0 }, idlest_sgs = { .avg_load = 1e300,
+    struct sg_stats local_sgs = { 0 }, idlest_sgs = { .avg_load = 1e300,
                                                             .group_type = group_overloaded };
     for (int g = 0; g < sd->ngroups; g++) {
         const struct sched_group *group = sd->groups[g];
         if (!span_allowed(group->span, p))
             continue;
-        struct sg_wakeup_stats sgs;
+        struct sg_stats sgs;
         update_sg_wakeup_stats(w, sd, group, p, &sgs);
         if (group->span->has[this_cpu]) {
             local = group;

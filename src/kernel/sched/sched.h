@@ -10,22 +10,18 @@
  *    allows one CPU goes there;
  *  - PELT-like per-CPU utilisation and load and per-task signals for those
  *    rules (fair.c says what of PELT is kept);
- *  - newidle balancing: a CPU about to idle pulls a queued task, first from its
- *    own package, then from the others, only from a CPU with more than one
- *    task (sched_balance_rq);
+ *  - load balancing (balance.c): sched_balance_rq per domain, newly idle
+ *    (gated by rd overload and avg_idle against the domains' newidle cost),
+ *    periodic on a busy CPU's tick and nohz idle balancing by a kicked idle
+ *    CPU, with asym packing (ITMT) and misfit moving running tasks;
  *  - a finishing task's done() runs while it is still current (a waker is
  *    current when it wakes);
  *  - FIFO run order on each CPU, run to completion of a work segment; the
  *    running task is told when another is queued behind it (rq_grew), as a
  *    busy-wait loop reading single_task_running() would see;
- *  - with ITMT (kernel/x86/itmt.h), asym packing: a running task moves to an
- *    idle CPU of higher priority, checked on each scheduler tick of a busy
- *    CPU and when a CPU becomes newly idle (balance.c says what of the real
- *    balancer that keeps).
  * What is dropped: time slices and preemption (EEVDF), priorities, NUMA
- * balancing, load balancing other than asym packing (with equal capacities,
- * as on x86 before v6.12, a lone running task is never moved to another idle
- * CPU: it stays where it started or woke), WF_SYNC wakeups, EAS, and the cost
+ * balancing (balance.c says what of the balancer is dropped), WF_SYNC
+ * wakeups, EAS, and the cost
  * of a context switch on a busy CPU (a CPU woken from idle pays its wake-up
  * path: idle.h).
  *
@@ -86,6 +82,8 @@ struct task {
     double work_ns;             /* remaining work, ns on the reference core alone */
     double speed;               /* speed of the running segment (hw_thread_speed) */
     sim_time_t seg_start_ns;    /* start of the running segment */
+    sim_time_t exec_start_ns;   /* se.exec_start: when it last started or stopped
+                                 * running, -1 never ran (task_hot) */
     struct task *next;          /* runqueue link */
 };
 
@@ -99,7 +97,14 @@ struct sched_cpu {
     struct sim_event wake_ev;   /* end of the exit latency, then of the wake-up path */
     sim_time_t wake_kernel_ns;  /* wake-up path software still to run after the exit */
     bool in_wake_kernel;        /* running it (busy, no task yet) */
-    struct sim_event balance_ev; /* next scheduler tick while busy (asym packing only) */
+    struct sim_event balance_ev; /* next scheduler tick while busy (balance.c) */
+    /* balance.c: the runqueue's balancing state. */
+    sim_time_t next_balance_ns; /* rq->next_balance, in whole ticks */
+    sim_time_t newidle_stamp_ns; /* rq->idle_stamp: newly idle since, -1 not */
+    double avg_idle_ns;         /* rq->avg_idle */
+    double max_idle_balance_cost_ns; /* rq->max_idle_balance_cost */
+    double misfit_task_load;    /* rq->misfit_task_load, 0 none */
+    bool nohz_idle;             /* in nohz.idle_cpus_mask */
     struct sched_avg avg;       /* cfs_rq->avg: util (running), load (nr_running x 1024) */
     int avg_nr;                 /* nr_running the averages hold since last_update_ns */
     bool avg_running;
@@ -117,18 +122,40 @@ struct sched_llc_shared {
     sim_time_t scan_update_ns;  /* when nr_idle_scan was last computed, -1 never */
 };
 
+/* balance.c: per-domain and machine-wide balancing state. */
+struct sd_lb_state {
+    double balance_interval_ms; /* sd->balance_interval */
+    sim_time_t last_balance_ns; /* sd->last_balance, in whole ticks */
+    int nr_balance_failed;
+    double max_newidle_lb_cost_ns;
+    sim_time_t next_decay_max_lb_cost_ns;
+};
+
+struct sched_balance {
+    struct sd_lb_state *sd;     /* [ncpus * TL_NR], as topo.sd */
+    bool *group_imbalance;      /* [(TL_NR + 1) * ncpus], as topo.grp: sgc->imbalance */
+    int nohz_nr_cpus;           /* nohz.nr_cpus */
+    sim_time_t nohz_next_balance_ns; /* nohz.next_balance */
+    int *llc_nr_busy;           /* [ncpus] by llc id: sd_llc_shared->nr_busy_cpus */
+    unsigned long max_cpu_capacity; /* rd->max_cpu_capacity */
+    bool *env_cpus;             /* [ncpus] scratch: lb_env.cpus */
+};
+
 struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
     int ncpus;
-    uint64_t nr_wakeups, nr_idle_wakeups, nr_pulls;
-    int nr_queued_total;        /* queued tasks on all CPUs (newidle pull shortcut) */
+    uint64_t nr_wakeups, nr_idle_wakeups;
+    uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
+    uint64_t nr_migrations;     /* tasks that changed CPU after running (se.nr_migrations) */
+    int nr_rq_overloaded;       /* runqueues with nr_running >= 2 (rd->overloaded) */
+    struct sched_balance balance; /* balance.c */
     struct itmt itmt;           /* priorities and kernel.sched_itmt_enabled */
     struct sched_topology topo; /* sched domains and CPU capacities (topology.c) */
     struct sched_llc_shared *llc; /* [ncpus], by llc id */
     bool sis_util;              /* v6.0+: SIS_UTIL limits the idle-CPU scan */
     bool *scan_mask;            /* [ncpus] select_rq_mask: a wake-up scan's CPUs */
     bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
-    uint64_t nr_asym_migrations;
+    uint64_t nr_asym_migrations; /* running tasks moved by active balance */
 };
 
 void sched_init(struct world *w);
@@ -202,13 +229,56 @@ void fair_cpu_went_idle(struct world *w, int cpu);
  * balance interval (update_idle_cpu_scan). */
 int fair_nr_idle_scan(struct world *w, int cpu);
 
-/* balance.c: asym packing. Arm cpu's tick (cpu started a task). */
+/* Shared by fair.c's slow path and balance.c: group types, lowest pulling
+ * priority first (enum group_type), and a group's statistics (sg_lb_stats
+ * and sg_wakeup_stats in one). */
+enum group_type {
+    group_has_spare,
+    group_fully_busy,
+    group_misfit_task,
+    group_smt_balance,
+    group_asym_packing,
+    group_imbalanced,
+    group_overloaded,
+};
+
+struct sg_stats {
+    double avg_load, group_load, group_util, group_runnable;
+    unsigned long group_capacity;
+    int group_weight, sum_nr_running, idle_cpus;
+    bool misfit;                /* wakeup: p fits no CPU of the group */
+    double group_misfit_task_load; /* balance: largest rq->misfit_task_load */
+    bool group_asym_packing, group_smt_balance;
+    enum group_type group_type;
+};
+
+int rq_nr_running(const struct world *w, int cpu);
+bool group_is_overloaded(int imbalance_pct, const struct sg_stats *sgs);
+bool group_has_capacity(int imbalance_pct, const struct sg_stats *sgs);
+int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr);
+struct sched_avg rq_avg_now(const struct world *w, int cpu);
+struct sched_avg task_avg_now(const struct world *w, const struct task *t);
+/* fits_capacity: util within 80 % of cpu's capacity. */
+bool util_fits_cpu(const struct world *w, double util, int cpu);
+
+/* balance.c: load balancing (sched_balance_rq). */
+void sched_balance_init(struct world *w);
+void sched_balance_destroy(struct world *w);
+/* cpu started a task: arm its scheduler tick (trigger_load_balance). */
 void sched_balance_arm(struct world *w, int cpu);
 void sched_balance_tick(struct sim_event *ev, void *arg);
-/* cpu found nothing to run: pull a running task from a lower-priority CPU.
- * True if it did (cpu is then waking for it). */
+/* cpu found nothing to run (sched_balance_newidle). True if it pulled a task:
+ * a queued one is then at the head of cpu's queue, a running one already
+ * runs on cpu. */
 bool sched_balance_newidle(struct world *w, int cpu);
-/* The idle CPU asym packing would move a task running on src to, or -1. */
-int sched_asym_find_dst(const struct world *w, int src);
+/* cpu enters (or leaves) the idle loop with its tick stopped: nohz idle. */
+void sched_balance_nohz_enter(struct world *w, int cpu);
+void sched_balance_nohz_exit(struct world *w, int cpu);
+/* The runqueue of cpu changed from old_nr to new_nr running tasks. */
+void sched_balance_nr_changed(struct world *w, int old_nr, int new_nr);
+
+/* core.c, for balance.c: move queued task t (on src, after prev in its queue,
+ * NULL if head) to dst's queue; dst wakes if it idles. */
+void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst);
 
 #endif
