@@ -181,7 +181,8 @@ static void test_placement(void **state)
 /* Asym packing through nohz idle balancing: one thread of each P-core busy,
  * a task on E-core cpu9. When core 0 goes wholly idle, the busy CPUs' ticks
  * kick an idle balancer and cpu0 pulls the E task by active balance once
- * its MC domain is due (16 ms after boot, idle interval); the idle siblings
+ * its MC domain is due (16 ms after boot, idle interval), not when it goes
+ * newly idle (nothing is overloaded); the idle siblings
  * of busy P-cores (cpu3, 5, 7) never pull (v6.5+, sched_use_asym_prio).
  * HLT only (1 us exits), so no CPU is still waking when the E task comes. */
 static void test_asym_pull_to_idle_core(void **state)
@@ -201,6 +202,11 @@ static void test_asym_pull_to_idle_core(void **state)
     world_run_until(&f->w, 200 * SIM_NS_PER_US);
     assert_int_equal(e.t.cpu, 9);
     assert_int_equal(f->w.sched.nr_asym_migrations, 0);
+    /* cpu0 going newly idle at 1 ms does not pull it: no runqueue has two
+     * tasks (rd->overloaded), so sched_balance_newidle does not look */
+    world_run_until(&f->w, 2 * SIM_NS_PER_MS);
+    assert_true(ps[0].done_ns > 0);
+    assert_int_equal(e.t.cpu, 9);
     world_run_until(&f->w, SIM_NS_PER_S);
     assert_int_equal(e.ran_on, 0);
     assert_int_equal(f->w.sched.nr_asym_migrations, 1);

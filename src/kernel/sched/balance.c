@@ -79,9 +79,6 @@
 static const struct kversion asym_core_idle_since = { 6, 5, 0 };
 static const struct kversion smt_balance_since = { 6, 6, 0 };
 
-enum cpu_idle_type { CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE };
-enum migration_type { migrate_load, migrate_util, migrate_task, migrate_misfit };
-
 enum { LBF_ALL_PINNED = 1, LBF_SOME_PINNED = 2 };
 
 struct lb_env {
@@ -914,6 +911,50 @@ bool sched_balance_newidle(struct world *w, int cpu)
     if (pulled)
         c->newidle_stamp_ns = -1;
     return pulled;
+}
+
+/* ---- for replay tests ------------------------------------------------------------------ */
+
+static struct sched_domain *domain_at(const struct world *w, int cpu, int level)
+{
+    int n;
+    struct sched_domain *d = sched_domains(&w->sched.topo, cpu, &n);
+    return level < n ? &d[level] : NULL;
+}
+
+void sched_balance_verdict(struct world *w, int dst, int level, enum cpu_idle_type idle,
+                           struct lb_verdict *v)
+{
+    struct sched_domain *sd = domain_at(w, dst, level);
+    struct lb_env env = { .sd = sd, .lb = sd_state(w, sd), .dst_cpu = dst, .idle = idle };
+    struct sd_lb_stats sds;
+    const struct sched_group *g = find_busiest_group(&env, w, &sds);
+    *v = (struct lb_verdict){ .local_type = sds.local_stat.group_type,
+                              .busiest_type = sds.busiest_stat.group_type,
+                              .busiest_first = g ? g->span->first : -1, .busiest_cpu = -1,
+                              .migration_type = env.migration_type, .imbalance = env.imbalance };
+    if (!g)
+        return;
+    for (int i = 0; i < g->span->weight; i++)
+        w->sched.balance.env_cpus[g->span->cpus[i]] = true;
+    v->busiest_cpu = find_busiest_queue(&env, w, g);
+    for (int i = 0; i < g->span->weight; i++)
+        w->sched.balance.env_cpus[g->span->cpus[i]] = false;
+}
+
+enum group_type sched_balance_group_type(const struct world *w, int dst, int level, int group,
+                                         enum cpu_idle_type idle)
+{
+    struct sched_domain *sd = domain_at(w, dst, level);
+    struct lb_env env = { .sd = sd, .lb = sd_state(w, sd), .dst_cpu = dst, .idle = idle };
+    struct sg_stats sgs;
+    update_sg_lb_stats(&env, w, sd->groups[group], group == 0, &sgs);
+    return sgs.group_type;
+}
+
+sim_time_t sched_balance_interval_ns(const struct world *w, int cpu, int level, bool busy)
+{
+    return sd_balance_interval_ns(w, domain_at(w, cpu, level), busy);
 }
 
 /* ---- bookkeeping ---------------------------------------------------------------------- */

@@ -262,6 +262,8 @@ struct sched_avg task_avg_now(const struct world *w, const struct task *t);
 bool util_fits_cpu(const struct world *w, double util, int cpu);
 
 /* balance.c: load balancing (sched_balance_rq). */
+enum cpu_idle_type { CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE };
+enum migration_type { migrate_load, migrate_util, migrate_task, migrate_misfit };
 void sched_balance_init(struct world *w);
 void sched_balance_destroy(struct world *w);
 /* cpu started a task: arm its scheduler tick (trigger_load_balance). */
@@ -276,6 +278,23 @@ void sched_balance_nohz_enter(struct world *w, int cpu);
 void sched_balance_nohz_exit(struct world *w, int cpu);
 /* The runqueue of cpu changed from old_nr to new_nr running tasks. */
 void sched_balance_nr_changed(struct world *w, int old_nr, int new_nr);
+
+/* For replay tests: what sched_balance_rq would decide for dst on its
+ * domain `level` (0: the lowest) without moving anything or asking
+ * should_we_balance; the type of group `group` (0: dst's own) there; a
+ * domain's balance interval (get_sd_balance_interval) for dst idle or busy. */
+struct lb_verdict {
+    enum group_type local_type, busiest_type;
+    int busiest_first;          /* first CPU of the busiest group, -1: balanced */
+    int busiest_cpu;            /* find_busiest_queue's runqueue, -1: none */
+    enum migration_type migration_type;
+    double imbalance;
+};
+void sched_balance_verdict(struct world *w, int dst, int level, enum cpu_idle_type idle,
+                           struct lb_verdict *v);
+enum group_type sched_balance_group_type(const struct world *w, int dst, int level, int group,
+                                         enum cpu_idle_type idle);
+sim_time_t sched_balance_interval_ns(const struct world *w, int cpu, int level, bool busy);
 
 /* core.c, for balance.c: move queued task t (on src, after prev in its queue,
  * NULL if head) to dst's queue; dst wakes if it idles. */
