@@ -54,6 +54,7 @@ void world_measure_reset(struct world *w)
     hw_measure_reset(&w->hw, w->q.now_ns);
     hw_rapl_measure_reset(&w->cpufreq.rapl, w->q.now_ns);
     idle_measure_reset(w, w->q.now_ns);
+    sched_measure_reset(w);
     kvm_measure_reset(w);
     world_check_measure_reset(w);
 }
@@ -63,6 +64,7 @@ void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
     hw_collect_metrics(&w->hw, w->q.now_ns, out);
     hw_rapl_collect_metrics(&w->cpufreq.rapl, w->q.now_ns, out);
     idle_collect_metrics(w, w->q.now_ns, &rpt_scope_host, out);
+    sched_collect_metrics(w, out);
     kvm_collect_metrics(w, out);
     if (!w->report_cpus)
         return;

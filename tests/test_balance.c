@@ -7,7 +7,7 @@
  * between busy groups), a newly idle CPU pulling a queued task from the
  * busiest group, affinity and task_hot keeping a task where it is, misfit
  * migration on asymmetric capacity (v6.12 hybrid without SMT), and the
- * periodic balance interval per domain. Asym packing's pull to an idle
+ * periodic balance interval per domain; and the metrics of stats.c. Asym packing's pull to an idle
  * P-core and not to the idle sibling of a busy one is tests/test_cppc.c. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -285,6 +285,29 @@ static void test_balance_interval(void **state)
     load_free(l);
 }
 
+/* stats.c: one task on E-core cpu12 for 100 ms; asym packing moves it to a
+ * P-core at the first due MC balance (16 ms): one migration in 0.1 s, and
+ * about 84 % of its run time on the P-cores. */
+static void test_sched_metrics(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/rpl-h.ini", "6.10", NULL, true);
+    struct probe p = { 0 };
+    task_init(&p.t, probe_done, 12);
+    sched_wake_task(&l->f->w, &p.t, (double)SIM_NS_PER_S, 12);
+    load_run_to(l, 100 * SIM_NS_PER_MS);
+    struct rpt_metric_set out = { 0 };
+    world_collect_metrics(&l->f->w, &out);
+    assert_true(rpt_set_get(&out, "migrations_per_s")->value == 10);
+    double share = rpt_set_get(&out, "pcore_share_pct")->value;
+    if (share < 80 || share > 86)
+        fail_msg("pcore_share_pct %g, on cpu %d, P run %lld E run %lld", share, p.t.cpu, (long long)l->f->w.hw.thr[0].run_ns, (long long)l->f->w.hw.thr[12].run_ns);
+    assert_non_null(rpt_set_get(&out, "busy_pct.E"));
+    assert_true(rpt_set_get(&out, "busy_pct.P")->value > 0);
+    rpt_set_free(&out);
+    load_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_affinity_and_task_hot),
         cmocka_unit_test(test_misfit),
         cmocka_unit_test(test_balance_interval),
+        cmocka_unit_test(test_sched_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

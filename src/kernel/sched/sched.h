@@ -147,6 +147,8 @@ struct sched {
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
     uint64_t nr_migrations;     /* tasks that changed CPU after running (se.nr_migrations) */
+    uint64_t measure_migrations; /* nr_migrations at the window's start (stats.c) */
+    sim_time_t measure_start_ns;
     int nr_rq_overloaded;       /* runqueues with nr_running >= 2 (rd->overloaded) */
     struct sched_balance balance; /* balance.c */
     struct itmt itmt;           /* priorities and kernel.sched_itmt_enabled */
@@ -278,6 +280,12 @@ void sched_balance_nohz_enter(struct world *w, int cpu);
 void sched_balance_nohz_exit(struct world *w, int cpu);
 /* The runqueue of cpu changed from old_nr to new_nr running tasks. */
 void sched_balance_nr_changed(struct world *w, int old_nr, int new_nr);
+
+/* stats.c: the measurement window starts now; add migrations_per_s and, on
+ * hybrid machines, busy_pct.<TYPE> and pcore_share_pct to out. */
+struct rpt_metric_set;
+void sched_measure_reset(struct world *w);
+void sched_collect_metrics(const struct world *w, struct rpt_metric_set *out);
 
 /* For replay tests: what sched_balance_rq would decide for dst on its
  * domain `level` (0: the lowest) without moving anything or asking
