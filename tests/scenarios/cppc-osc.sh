@@ -12,9 +12,10 @@
 # prediction; the full run gives about +70 % since issue 11's fork placement,
 # +31 % before, when the workload drew each kernel's CPU at random) and stay
 # within +-5 % of it on multi-core. The mechanism: with ITMT every
-# single-thread kernel ends on a P-core; without, the fork slow path puts it
-# on an E-core (an E-module has more idle CPUs than a P-pair) and nothing
-# moves it (FACTS-2.md section 4).
+# single-thread kernel ends on a P-core (asym packing pulls it within an idle
+# P-CPU's MC balance interval); without, the fork slow path puts it on an
+# E-core (an E-module has more idle CPUs than a P-pair) and, capacities being
+# equal, no balancing rule moves a lone task to a P-core (FACTS-2.md section 4).
 . tests/lib.sh
 
 "$P" run scenarios/cppc-osc.ini --quick --quiet --format csv >"$T/all.csv" || fail "run"
