@@ -3,7 +3,7 @@
 #
 #   make            release binary ./pmlab
 #   make test       unit + CLI tests, on the release build and the ASan+UBSan build
-#   make bench      benchmarks (BENCH <name> <value> <unit> lines)
+#   make bench      benchmarks (BENCH <name> <value> <unit> lines; a few minutes)
 #   make bench-compare  mmc-sleep on pmlab, ns-3 and SimPy side by side
 #   make asan       sanitizer build only (build/asan/pmlab)
 #   make check-invariants  the seed scenarios, quick, one replication, on the
@@ -141,6 +141,8 @@ bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench
 	@set -e; for b in $(BENCH_BIN); do $$b; done
 	@sh bench/scenario.sh build/rel/pmlab
+	@sh bench/scale.sh build/rel/pmlab
+	@sh bench/seeds.sh build/rel/pmlab
 
 # pmlab vs ns-3 vs SimPy on the mmc-sleep model (bench/compare.sh); each
 # simulator that is not installed is skipped.
