@@ -37,8 +37,14 @@ else ifeq ($(V),fuzz)
   OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -DPMLAB_DEBUG=1
   LDSAN    := -fsanitize=fuzzer,address,undefined
 else
-  OPTFLAGS := -O2 -g -DNDEBUG
+  # Link-time optimisation for ./pmlab only: fat objects keep ordinary code
+  # too, so test and bench binaries link as before (no LTO pass per test
+  # binary). Measured on the rr scale bench (CPU time, A/B interleaved): 56
+  # CPUs 606-625 -> 549-587 ns/event, 224 CPUs 2169 -> 1977; cppc-osc default
+  # 2.08-2.22 -> 1.98-2.05 s; outputs byte-identical.
+  OPTFLAGS := -O2 -g -DNDEBUG -flto=auto -ffat-lto-objects
   LDSAN    :=
+  LDLTO    := -flto=auto
 endif
 B       := build/$(V)
 CFLAGS_ALL := $(BASEFLAGS) $(OPTFLAGS) $(CFLAGS)
@@ -66,7 +72,7 @@ pmlab: $(B)/pmlab
 	@cp $< $@.tmp && mv -f $@.tmp $@
 
 $(B)/pmlab: $(B)/src/main.o $(B)/libpmlab.a
-	$(CC) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(OPTFLAGS) $(LDLTO) -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/libpmlab.a: $(LIB_OBJ)
 	@rm -f $@
