@@ -1,4 +1,17 @@
-/* eventq: the discrete-event queue as an implicit 4-ary min-heap, see eventq.h.
+/* eventq: the discrete-event queue as an implicit 4-ary min-heap of the near
+ * events plus a hashed timer wheel of the later ones, see eventq.h.
+ *
+ * The wheel (the kernel's timer_list wheel has the same purpose): a heap
+ * holds every pending event due before horizon_ns, and the wheel every event
+ * at or after it, hashed by firing time into EQ_WHEEL_BUCKETS buckets of
+ * EQ_BUCKET_NS. When the heap runs empty the horizon moves on a bucket at a
+ * time, moving that bucket's events of the current lap into the heap. So the
+ * heap's earliest event is the queue's earliest and the (time, sequence) order
+ * is exactly a single heap's; ticks, housekeeping and watchdog timers that are
+ * re-armed or cancelled before they come near cost O(1) and keep the heap
+ * short.
+ *
+ * The heap:
  *
  * Why this shape: each choice below was measured with bench/hold.c (million
  * hold ops/s, Exp draw included, N = 64 / 1024 / 16384 / 262144 pending, on
