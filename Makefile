@@ -3,7 +3,7 @@
 #
 #   make            release binary ./pmlab
 #   make test       unit + CLI tests, on the release build and the ASan+UBSan build
-#   make bench      benchmarks (BENCH <name> <value> <unit> lines)
+#   make bench      benchmarks (BENCH <name> <value> <unit> lines; a few minutes)
 #   make bench-compare  mmc-sleep on pmlab, ns-3 and SimPy side by side
 #   make asan       sanitizer build only (build/asan/pmlab)
 #   make check-invariants  the seed scenarios, quick, one replication, on the
@@ -37,8 +37,14 @@ else ifeq ($(V),fuzz)
   OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -DPMLAB_DEBUG=1
   LDSAN    := -fsanitize=fuzzer,address,undefined
 else
-  OPTFLAGS := -O2 -g -DNDEBUG
+  # Link-time optimisation for ./pmlab only: fat objects keep ordinary code
+  # too, so test and bench binaries link as before (no LTO pass per test
+  # binary). Measured on the rr scale bench (CPU time, A/B interleaved): 56
+  # CPUs 606-625 -> 549-587 ns/event, 224 CPUs 2169 -> 1977; cppc-osc default
+  # 2.08-2.22 -> 1.98-2.05 s; outputs byte-identical.
+  OPTFLAGS := -O2 -g -DNDEBUG -flto=auto -ffat-lto-objects
   LDSAN    :=
+  LDLTO    := -flto=auto
 endif
 B       := build/$(V)
 CFLAGS_ALL := $(BASEFLAGS) $(OPTFLAGS) $(CFLAGS)
@@ -66,7 +72,7 @@ pmlab: $(B)/pmlab
 	@cp $< $@.tmp && mv -f $@.tmp $@
 
 $(B)/pmlab: $(B)/src/main.o $(B)/libpmlab.a
-	$(CC) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(OPTFLAGS) $(LDLTO) -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/libpmlab.a: $(LIB_OBJ)
 	@rm -f $@
@@ -141,6 +147,8 @@ bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench
 	@set -e; for b in $(BENCH_BIN); do $$b; done
 	@sh bench/scenario.sh build/rel/pmlab
+	@sh bench/scale.sh build/rel/pmlab
+	@sh bench/seeds.sh build/rel/pmlab
 
 # pmlab vs ns-3 vs SimPy on the mmc-sleep model (bench/compare.sh); each
 # simulator that is not installed is skipped.

@@ -104,6 +104,16 @@ static void check_pkg_state(const struct world *w, int pkg)
     if (w->hw.pkg[pkg].pkgstate != want)
         check_fail(w, "package %d is in package state %d, its cores allow %d", pkg,
                    w->hw.pkg[pkg].pkgstate, want);
+    /* The active-core counters the turbo bins read (kept incrementally). */
+    for (int t = 0; t < m->ntypes; t++) {
+        int active = 0;
+        for (int c = 0; c < m->ncores; c++)
+            active += m->cores[c].package == pkg && m->cores[c].type == t &&
+                      w->hw.core[c].cstate < 0;
+        if (hw_pkg_active_cores(&w->hw, pkg, t) != active)
+            check_fail(w, "package %d counts %d active cores of type %d, there are %d", pkg,
+                       hw_pkg_active_cores(&w->hw, pkg, t), t, active);
+    }
 }
 
 static void check_energy(struct world *w)

@@ -332,6 +332,14 @@ static void test_hwp_monotone(void **state)
     cfx_free(f);
 }
 
+/* Every thread of core c in mode md (C-state 0 when idle), at time 0. */
+static void set_core_mode(struct hw_state *hw, int c, enum hw_thread_mode md)
+{
+    const struct hw_core *core = &hw->m->cores[c];
+    for (int i = 0; i < core->nthreads; i++)
+        hw_thread_set_mode(hw, core->cpus[i], md, 0, 0);
+}
+
 /* Turbo bins count active cores of the core's own type (P-cores and E-cores
  * have separate ratio-limit MSRs): 8 busy P-cores leave one busy E-core at the
  * E-cores' 1-core bin. */
@@ -340,15 +348,17 @@ static void test_turbo_bins_per_type(void **state)
     (void)state;
     struct cfx *f = cfx_new(NULL, NULL, NULL);
     struct hw_state *hw = &f->w.hw;
+    /* Through the threads' modes: hw keeps the active-core counts as cores
+     * change state. Cores 0-7 P, 8 the first E. */
     for (int c = 0; c < f->m->ncores; c++)
-        hw->core[c].cstate = c <= 8 ? -1 : 0;   /* cores 0-7 P, 8 the first E */
+        set_core_mode(hw, c, c <= 8 ? HW_THREAD_RUN : HW_THREAD_IDLE);
     assert_int_equal(f->m->cores[8].type, 1);
     assert_int_equal(hw_pkg_active_cores(hw, 0, 0), 8);
     assert_int_equal(hw_pkg_active_cores(hw, 0, 1), 1);
     assert_int_equal(hw_core_turbo_limit_mhz(hw, 0), 4900);   /* P, 8 active */
     assert_int_equal(hw_core_turbo_limit_mhz(hw, 8), 3900);   /* E, 1 active */
     for (int c = 9; c < f->m->ncores; c++)
-        hw->core[c].cstate = -1;
+        set_core_mode(hw, c, HW_THREAD_RUN);
     assert_int_equal(hw_core_turbo_limit_mhz(hw, 8), 3700);   /* E, 8 active */
     cfx_free(f);
 }

@@ -155,6 +155,45 @@ static void test_random_large(void **state)
         run_random(seed * 0x2545f4914f6cdd1dULL + 7, 1500, 30000, 100000);
 }
 
+/* Spreads from microseconds to seconds: events go to the heap and to the
+ * timer wheel, move between them, wait whole laps of the wheel and cross
+ * empty laps (the horizon's jump). */
+static void test_random_wheel(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        run_random(seed * 0x9e3779b97f4a7c15ULL + 3, 300, 20000, 3000000);      /* 3 ms */
+        run_random(seed * 0x2545f4914f6cdd1dULL + 5, 300, 20000, 600000000);    /* 0.6 s */
+        run_random(seed * 0x9e3779b97f4a7c15ULL + 9, 40, 5000, 20000000000LL);  /* 20 s */
+    }
+}
+
+/* Far events are exact too: equal times on the wheel keep their FIFO order,
+ * and a lone event many laps ahead is found without visiting each bucket. */
+static void test_wheel_far_order(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    struct sim_event evs[N], near;
+    struct sim_eventq q;
+    sim_eventq_init(&q);
+    sim_event_init(&near, NULL);
+    for (int i = 0; i < N; i++) {
+        sim_event_init(&evs[i], NULL);
+        sim_event_schedule(&q, &evs[i], 5000000000LL + (i % 5)); /* 5 s, 5 times */
+    }
+    sim_event_schedule(&q, &near, 10);
+    sim_event_reschedule(&q, &evs[0], 5000000000LL + 4); /* to the back of its time */
+    assert_ptr_equal(sim_eventq_pop(&q), &near);
+    for (int t = 0; t < 5; t++)
+        for (int i = t == 0 ? 5 : t; i < N; i += 5)
+            assert_ptr_equal(sim_eventq_pop(&q), &evs[i]);
+    assert_ptr_equal(sim_eventq_pop(&q), &evs[0]);
+    assert_int_equal(q.now_ns, 5000000000LL + 4);
+    assert_null(sim_eventq_pop(&q));
+    sim_eventq_destroy(&q);
+}
+
 /* Ties: events at one time fire in the order they were scheduled, and a
  * reschedule to the same time moves the event to the back. */
 static void test_fifo_equal_times(void **state)
@@ -304,6 +343,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_small),
         cmocka_unit_test(test_random_large),
+        cmocka_unit_test(test_random_wheel),
+        cmocka_unit_test(test_wheel_far_order),
         cmocka_unit_test(test_fifo_equal_times),
         cmocka_unit_test(test_cancel_not_pending),
         cmocka_unit_test(test_pop_advances_now),

@@ -11,6 +11,30 @@
 
 #include "util/xalloc.h"
 
+/* Whether a core of type t in C-state cs (-1: active) allows package state p. */
+static bool hw_core_allows_pkgstate(const struct hw_state *hw, int t, int cs, int p)
+{
+    int need = hw->pkg_core_cstate[t * HW_MAX_PKGSTATES + p];
+    return cs >= 0 && need >= 0 && cs >= need;
+}
+
+/* Package states are nested when, for every core type, each deeper package
+ * state needs a core state at least as deep as the shallower one's (and a
+ * state the type has): then a core that allows state q allows every p < q,
+ * and the package's state is simply the deepest one every core allows. The
+ * shipped machines are; for any other file cpu.c falls back to the scan. */
+static bool hw_pkgstates_nested(const struct hw_state *hw)
+{
+    const struct hw_machine *m = hw->m;
+    for (int t = 0; t < m->ntypes; t++) {
+        const int *need = &hw->pkg_core_cstate[t * HW_MAX_PKGSTATES];
+        for (int p = 1; p < m->npkgstates; p++)
+            if (need[p] >= 0 && (need[p - 1] < 0 || need[p - 1] > need[p]))
+                return false;
+    }
+    return true;
+}
+
 static void hw_resolve_pkgstates(struct hw_state *hw)
 {
     const struct hw_machine *m = hw->m;
@@ -19,6 +43,28 @@ static void hw_resolve_pkgstates(struct hw_state *hw)
         for (int p = 0; p < m->npkgstates; p++)
             hw->pkg_core_cstate[t * HW_MAX_PKGSTATES + p] =
                 hw_cstate_index(&m->types[t], m->pkgstates[p].core_cstate);
+    hw->pkgstates_nested = hw_pkgstates_nested(hw);
+    hw->pkg_type_active = xcalloc((size_t)m->packages * (size_t)m->ntypes, sizeof(int));
+    hw->pkg_ncores = xcalloc((size_t)m->packages, sizeof(int));
+    hw->pkg_cores_ready = xcalloc((size_t)m->packages * HW_MAX_PKGSTATES, sizeof(int));
+    /* Every core starts active (hw_state_init). */
+    for (int c = 0; c < m->ncores; c++) {
+        hw->pkg_type_active[m->cores[c].package * m->ntypes + m->cores[c].type]++;
+        hw->pkg_ncores[m->cores[c].package]++;
+    }
+}
+
+/* Core c of package pkg goes from C-state from to to (-1: active): update the
+ * package's counters. */
+static void hw_pkg_count_core(struct hw_state *hw, const struct hw_core *core, int from, int to)
+{
+    const struct hw_machine *m = hw->m;
+    int *active = &hw->pkg_type_active[core->package * m->ntypes + core->type];
+    *active += (to < 0) - (from < 0);
+    int *ready = &hw->pkg_cores_ready[core->package * HW_MAX_PKGSTATES];
+    for (int p = 0; p < m->npkgstates; p++)
+        ready[p] += hw_core_allows_pkgstate(hw, core->type, to, p) -
+                    hw_core_allows_pkgstate(hw, core->type, from, p);
 }
 
 void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
@@ -63,6 +109,9 @@ void hw_state_destroy(struct hw_state *hw)
     free(hw->pkg);
     free(hw->core_mhz);
     free(hw->pkg_core_cstate);
+    free(hw->pkg_type_active);
+    free(hw->pkg_ncores);
+    free(hw->pkg_cores_ready);
     memset(hw, 0, sizeof *hw);
 }
 
@@ -114,10 +163,18 @@ static int hw_core_cstate_of(const struct hw_state *hw, const struct hw_core *co
 }
 
 /* The package's state: the deepest package state whose core C-state every
- * core has reached, -1 if none. */
+ * core has reached, -1 if none. With nested states that is the deepest one
+ * all of the package's cores allow, from the counters; otherwise a scan. */
 static int hw_pkg_state_of(const struct hw_state *hw, int pkg)
 {
     const struct hw_machine *m = hw->m;
+    if (hw->pkgstates_nested) {
+        const int *ready = &hw->pkg_cores_ready[pkg * HW_MAX_PKGSTATES];
+        int st = m->npkgstates - 1;
+        while (st >= 0 && ready[st] < hw->pkg_ncores[pkg])
+            st--;
+        return st;
+    }
     int best = m->npkgstates - 1;
     for (int c = 0; c < m->ncores && best >= 0; c++) {
         if (m->cores[c].package != pkg)
@@ -212,6 +269,7 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
         return;
     if (cs->cstate >= 0)
         cs->cstate_ns[cs->cstate] += now_ns - cs->since_ns;
+    hw_pkg_count_core(hw, core, cs->cstate, st);
     cs->cstate = st;
     cs->since_ns = now_ns;
     hw_pkg_update(hw, core->package, now_ns);
@@ -240,16 +298,6 @@ void hw_core_set_mhz(struct hw_state *hw, int c, uint32_t mhz, sim_time_t now_ns
     hw_core_update(hw, c, now_ns);
 }
 
-int hw_pkg_active_cores(const struct hw_state *hw, int package, int type)
-{
-    int n = 0;
-    for (int c = 0; c < hw->m->ncores; c++)
-        if (hw->m->cores[c].package == package && hw->m->cores[c].type == type &&
-            hw->core[c].cstate < 0)
-            n++;
-    return n;
-}
-
 /* Turbo ratio limits count active cores of the core's own type: on hybrid
  * parts the P-cores' bins (MSR_TURBO_RATIO_LIMIT) and the E-cores' bins
  * (MSR_SECONDARY_TURBO_RATIO_LIMIT, see data/hosts/adl0) are separate. */
@@ -267,41 +315,6 @@ uint32_t hw_core_turbo_limit_mhz(const struct hw_state *hw, int c)
 void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set)
 {
     hw->thr[cpu].ibrs_set = ibrs_set;
-}
-
-int hw_thread_sibling(const struct hw_state *hw, int cpu)
-{
-    /* pmlab models at most two threads per core (HW_MAX_SMT). */
-    const struct hw_core *core = &hw->m->cores[hw->m->cpus[cpu].core];
-    if (core->nthreads < 2)
-        return -1;
-    return core->cpus[0] == cpu ? core->cpus[1] : core->cpus[0];
-}
-
-/* What a sibling in this state does to the busy thread's speed. */
-static double hw_sibling_factor(const struct hw_state *hw, const struct hw_thread *sib)
-{
-    double f = 1.0;
-    if (sib->mode == HW_THREAD_RUN)
-        return hw->smt_corun_factor;
-    if (sib->mode == HW_THREAD_POLL)
-        f *= hw->smt_poll_factor;
-    if (sib->ibrs_set)
-        f *= hw->ibrs_sibling_factor;
-    return f;
-}
-
-double hw_thread_speed(const struct hw_state *hw, int cpu)
-{
-    const struct hw_machine *m = hw->m;
-    int type = m->cpus[cpu].type;
-    const struct hw_core_type *t = &m->types[type];
-    double speed = t->ipc_factor / m->types[0].ipc_factor *
-                   (double)hw->core_mhz[m->cpus[cpu].core] / (double)m->types[0].base_mhz;
-    int sib = hw_thread_sibling(hw, cpu);
-    if (sib >= 0)
-        speed *= hw_sibling_factor(hw, &hw->thr[sib]);
-    return speed;
 }
 
 sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu)

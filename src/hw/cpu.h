@@ -80,6 +80,13 @@ struct hw_state {
     uint32_t *core_mhz;               /* [ncores] current frequency of each core */
     /* [ntypes][npkgstates]: the core C-state index each package state needs. */
     int *pkg_core_cstate;
+    /* Kept as cores change state, so no event scans the machine: */
+    int *pkg_type_active;             /* [packages][ntypes] cores in C0 (turbo bins) */
+    int *pkg_ncores;                  /* [packages] cores in the package */
+    int *pkg_cores_ready;             /* [packages][HW_MAX_PKGSTATES] cores whose
+                                         C-state allows each package state */
+    bool pkgstates_nested;            /* every core that allows a package state
+                                         allows each shallower one (see cpu.c) */
     double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
     double poll_power_ratio;  /* calibration: PAUSE-loop core power / active power */
     double power_mw;                  /* all cores + all packages, mW */
@@ -104,17 +111,53 @@ void hw_core_set_mhz(struct hw_state *hw, int core, uint32_t mhz, sim_time_t now
 double hw_pkg_energy_mw_ns(const struct hw_state *hw, int package, sim_time_t now_ns);
 /* Busy (C0) cores of the given core type in a package: what that type's
  * turbo limit depends on. */
-int hw_pkg_active_cores(const struct hw_state *hw, int package, int type);
+static inline int hw_pkg_active_cores(const struct hw_state *hw, int package, int type)
+{
+    return hw->pkg_type_active[package * hw->m->ntypes + type];
+}
 /* The highest frequency core may run at with the package's active cores now
  * (turbo_mhz bins, counting active cores of its type; max_mhz when the file
  * has none). */
 uint32_t hw_core_turbo_limit_mhz(const struct hw_state *hw, int core);
 /* Whether cpu, while not running, keeps legacy IBRS set (see top). */
 void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set);
+/* The SMT sibling of cpu, or -1 when its core has one thread. Inline: the
+ * scheduler and the idle loop ask on nearly every event. */
+static inline int hw_thread_sibling(const struct hw_state *hw, int cpu)
+{
+    /* pmlab models at most two threads per core (HW_MAX_SMT). */
+    const struct hw_core *core = &hw->m->cores[hw->m->cpus[cpu].core];
+    if (core->nthreads < 2)
+        return -1;
+    return core->cpus[0] == cpu ? core->cpus[1] : core->cpus[0];
+}
+
+/* What a sibling in this state does to the busy thread's speed. */
+static inline double hw_sibling_factor(const struct hw_state *hw, const struct hw_thread *sib)
+{
+    double f = 1.0;
+    if (sib->mode == HW_THREAD_RUN)
+        return hw->smt_corun_factor;
+    if (sib->mode == HW_THREAD_POLL)
+        f *= hw->smt_poll_factor;
+    if (sib->ibrs_set)
+        f *= hw->ibrs_sibling_factor;
+    return f;
+}
+
 /* Current speed of cpu relative to the reference (see top of file). */
-double hw_thread_speed(const struct hw_state *hw, int cpu);
-/* The SMT sibling of cpu, or -1 when its core has one thread. */
-int hw_thread_sibling(const struct hw_state *hw, int cpu);
+static inline double hw_thread_speed(const struct hw_state *hw, int cpu)
+{
+    const struct hw_machine *m = hw->m;
+    int type = m->cpus[cpu].type;
+    const struct hw_core_type *t = &m->types[type];
+    double speed = t->ipc_factor / m->types[0].ipc_factor *
+                   (double)hw->core_mhz[m->cpus[cpu].core] / (double)m->types[0].base_mhz;
+    int sib = hw_thread_sibling(hw, cpu);
+    if (sib >= 0)
+        speed *= hw_sibling_factor(hw, &hw->thr[sib]);
+    return speed;
+}
 /* Exit latency of the C-state cpu is in, including its package state's, ns
  * (0 if awake). */
 sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu);

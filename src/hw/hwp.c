@@ -6,12 +6,20 @@
 #define HWP_RATIO_MHZ 100u      /* bus clock: frequencies are ratios of 100 MHz */
 #define HWP_EPP_BALANCE_PERF 0x80 /* FACTS.md §5 [F4]: balance_performance */
 
+/* Weight of the old filtered value after dt_ns (exponential, time constant
+ * window_ns). */
+static double hwp_filter_keep(const struct hwp_params *prm, sim_time_t dt_ns)
+{
+    return exp(-(double)dt_ns / prm->window_ns);
+}
+
 void hwp_params_init(struct hwp_params *prm, const struct hw_machine *m)
 {
     prm->window_ns = hw_machine_calib(m, "hwp_window_us") * SIM_NS_PER_US;
     prm->eval_ns = (sim_time_t)(hw_machine_calib(m, "hwp_eval_us") * SIM_NS_PER_US);
     prm->busy_full = hw_machine_calib(m, "hwp_busy_full");
     prm->epp255_ceiling_ratio = hw_machine_calib(m, "hwp_epp255_ceiling_ratio");
+    prm->eval_keep = hwp_filter_keep(prm, prm->eval_ns);
 }
 
 sim_time_t hwp_core_c0_ns(const struct hw_state *hw, int core, sim_time_t now_ns)
@@ -54,7 +62,9 @@ void hwp_core_sample(struct hwp_core *hc, const struct hwp_params *prm,
     }
     double share = (double)busy_ns / (double)dt;
     share = share < 0 ? 0 : share > 1 ? 1 : share;
-    double keep = exp(-(double)dt / prm->window_ns);
+    /* Evaluations are eval_ns apart while the core stays in C0: the same
+     * exp() result, computed once (bit-identical, no libm call per event). */
+    double keep = dt == prm->eval_ns ? prm->eval_keep : hwp_filter_keep(prm, dt);
     hc->busy_avg = hc->busy_avg * keep + share * (1 - keep);
     hc->last_ns = now_ns;
     hc->c0_last_ns = c0;

@@ -49,6 +49,8 @@ struct hwp_params {
     sim_time_t eval_ns;       /* hwp_eval_us: re-evaluation period in C0 */
     double busy_full;         /* hwp_busy_full: busy share reaching ceil at EPP 255 */
     double epp255_ceiling_ratio; /* hwp_epp255_ceiling_ratio: ceil at EPP 255 / base */
+    double eval_keep;         /* the filter's weight on the old value after one
+                                 eval_ns period (the usual interval), computed once */
 };
 
 /* Per-core hardware state of the control loop. */

@@ -1,4 +1,17 @@
-/* eventq: the discrete-event queue as an implicit 4-ary min-heap, see eventq.h.
+/* eventq: the discrete-event queue as an implicit 4-ary min-heap of the near
+ * events plus a hashed timer wheel of the later ones, see eventq.h.
+ *
+ * The wheel (the kernel's timer_list wheel has the same purpose): a heap
+ * holds every pending event due before horizon_ns, and the wheel every event
+ * at or after it, hashed by firing time into EQ_WHEEL_BUCKETS buckets of
+ * EQ_BUCKET_NS. When the heap runs empty the horizon moves on a bucket at a
+ * time, moving that bucket's events of the current lap into the heap. So the
+ * heap's earliest event is the queue's earliest and the (time, sequence) order
+ * is exactly a single heap's; ticks, housekeeping and watchdog timers that are
+ * re-armed or cancelled before they come near cost O(1) and keep the heap
+ * short.
+ *
+ * The heap:
  *
  * Why this shape: each choice below was measured with bench/hold.c (million
  * hold ops/s, Exp draw included, N = 64 / 1024 / 16384 / 262144 pending, on
@@ -52,6 +65,11 @@
 #define EQ_ARITY 4
 #define EQ_INITIAL_CAP 64
 #define EQ_CACHE_LINE 64
+#define EQ_BUCKET_SHIFT 20                      /* a bucket spans 2^20 ns, ~1.05 ms */
+#define EQ_BUCKET_NS ((sim_time_t)1 << EQ_BUCKET_SHIFT)
+#define EQ_WHEEL_BUCKETS 256                    /* a lap: ~268 ms */
+#define EQ_BUCKET_INITIAL_CAP 16
+#define EQ_SLOT_WHEEL ((SIZE_MAX >> 1) + 1)     /* slot flag: on the wheel */
 
 struct sim_eventq_entry {
     sim_time_t when_ns; /* copy of ev->when_ns, so sifting stays in the array */
@@ -178,18 +196,28 @@ void sim_event_init(struct sim_event *ev, sim_event_fn fn)
 void sim_eventq_init(struct sim_eventq *q)
 {
     q->heap = NULL;
-    q->count = 0;
+    q->heap_len = 0;
     q->cap = 0;
+    q->count = 0;
     q->next_seq = 0;
     q->now_ns = 0;
     q->root_hole = false;
+    q->horizon_ns = EQ_BUCKET_NS;
+    q->wheel = NULL;
+    q->wheel_count = 0;
 }
 
 void sim_eventq_destroy(struct sim_eventq *q)
 {
     free(q->heap);
+    if (q->wheel)
+        for (size_t b = 0; b < EQ_WHEEL_BUCKETS; b++)
+            free(q->wheel[b].ev);
+    free(q->wheel);
     sim_eventq_init(q);
 }
+
+/* ---- the near heap ---- */
 
 static void grow(struct sim_eventq *q)
 {
@@ -198,15 +226,124 @@ static void grow(struct sim_eventq *q)
     q->cap = cap;
 }
 
-/* With a root hole the array holds count + 1 slots, slot 0 empty: move the
+/* With a root hole the array holds heap_len + 1 slots, slot 0 empty: move the
  * last entry into it, as an eager pop would have. */
 static void close_hole(struct sim_eventq *q)
 {
     if (!q->root_hole)
         return;
     q->root_hole = false;
-    fill_root(q->heap, q->count, q->heap[q->count]);
+    fill_root(q->heap, q->heap_len, q->heap[q->heap_len]);
 }
+
+static void heap_insert(struct sim_eventq *q, struct sim_event *ev)
+{
+    struct sim_eventq_entry e = { ev->when_ns, ev };
+    if (q->root_hole) {
+        q->root_hole = false;
+        q->heap_len++;
+        sift_down(q->heap, q->heap_len, 0, e);
+        return;
+    }
+    if (q->heap_len == q->cap)
+        grow(q);
+    sift_up(q->heap, q->heap_len++, e);
+}
+
+/* Take the entry at slot i out (no root hole open) and refill the slot with
+ * the last entry, moved up or down as its key requires. */
+static void heap_remove_at(struct sim_eventq *q, size_t i)
+{
+    struct sim_eventq_entry *heap = q->heap;
+    struct sim_eventq_entry last = heap[--q->heap_len];
+    if (i == q->heap_len)
+        return;
+    if (i > 0 && entry_before(&last, &heap[parent_of(i)]))
+        sift_up(heap, i, last);
+    else
+        sift_down(heap, q->heap_len, i, last);
+}
+
+/* ---- the wheel ---- */
+
+static struct sim_eventq_bucket *bucket_of(struct sim_eventq *q, sim_time_t when_ns)
+{
+    return &q->wheel[((uint64_t)when_ns >> EQ_BUCKET_SHIFT) & (EQ_WHEEL_BUCKETS - 1)];
+}
+
+static void wheel_insert(struct sim_eventq *q, struct sim_event *ev)
+{
+    if (EQ_UNLIKELY(!q->wheel))
+        q->wheel = xcalloc(EQ_WHEEL_BUCKETS, sizeof *q->wheel);
+    struct sim_eventq_bucket *b = bucket_of(q, ev->when_ns);
+    if (b->count == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : EQ_BUCKET_INITIAL_CAP;
+        b->ev = xreallocarray(b->ev, b->cap, sizeof *b->ev);
+    }
+    ev->slot = EQ_SLOT_WHEEL | b->count;
+    b->ev[b->count++] = ev;
+    q->wheel_count++;
+}
+
+/* Remove the entry at position pos of bucket b: the bucket's last entry
+ * takes its place (order within a bucket does not matter). */
+static void bucket_remove_at(struct sim_eventq *q, struct sim_eventq_bucket *b, size_t pos)
+{
+    struct sim_event *last = b->ev[--b->count];
+    b->ev[pos] = last;
+    last->slot = EQ_SLOT_WHEEL | pos;
+    q->wheel_count--;
+}
+
+/* Move the horizon one bucket on: the events of the bucket that fall before
+ * the new horizon go to the heap; those of a later lap stay. Returns how many
+ * moved. */
+static size_t wheel_advance(struct sim_eventq *q)
+{
+    sim_time_t next = q->horizon_ns + EQ_BUCKET_NS;
+    struct sim_eventq_bucket *b = bucket_of(q, q->horizon_ns);
+    size_t moved = 0;
+    for (size_t pos = 0; pos < b->count;) {
+        struct sim_event *ev = b->ev[pos];
+        if (ev->when_ns >= next) {
+            pos++;
+            continue;
+        }
+        bucket_remove_at(q, b, pos);
+        heap_insert(q, ev);
+        moved++;
+    }
+    q->horizon_ns = next;
+    return moved;
+}
+
+/* The horizon's bucket holding the earliest event of the wheel (a scan, only
+ * after a whole lap found nothing: every pending event is more than a lap
+ * ahead). */
+static sim_time_t wheel_earliest_bucket_ns(const struct sim_eventq *q)
+{
+    sim_time_t best = INT64_MAX;
+    for (size_t i = 0; i < EQ_WHEEL_BUCKETS; i++)
+        for (size_t k = 0; k < q->wheel[i].count; k++)
+            if (q->wheel[i].ev[k]->when_ns < best)
+                best = q->wheel[i].ev[k]->when_ns;
+    return (sim_time_t)((uint64_t)best >> EQ_BUCKET_SHIFT << EQ_BUCKET_SHIFT);
+}
+
+/* With the heap empty, move the horizon on until the heap has an event (or
+ * the wheel is empty too). */
+static void refill_heap(struct sim_eventq *q)
+{
+    size_t empty_advances = 0;
+    while (q->heap_len == 0 && q->wheel_count > 0) {
+        if (wheel_advance(q) == 0 && ++empty_advances == EQ_WHEEL_BUCKETS) {
+            q->horizon_ns = wheel_earliest_bucket_ns(q);
+            empty_advances = 0;
+        }
+    }
+}
+
+/* ---- the interface ---- */
 
 void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns)
 {
@@ -214,66 +351,78 @@ void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t w
     assert(when_ns >= q->now_ns);
     ev->when_ns = when_ns;
     ev->seq = q->next_seq++;
-    struct sim_eventq_entry e = { when_ns, ev };
-    if (q->root_hole) {
-        q->root_hole = false;
-        q->count++;
-        sift_down(q->heap, q->count, 0, e);
-        return;
-    }
-    if (q->count == q->cap)
-        grow(q);
-    sift_up(q->heap, q->count++, e);
-}
-
-/* Take the entry at slot i out (no root hole open) and refill the slot with
- * the last entry, moved up or down as its key requires. */
-static void remove_at(struct sim_eventq *q, size_t i)
-{
-    struct sim_eventq_entry *heap = q->heap;
-    heap[i].ev->slot = SIM_EVENT_IDLE;
-    struct sim_eventq_entry last = heap[--q->count];
-    if (i == q->count)
-        return;
-    if (i > 0 && entry_before(&last, &heap[parent_of(i)]))
-        sift_up(heap, i, last);
+    q->count++;
+    if (when_ns < q->horizon_ns)
+        heap_insert(q, ev);
     else
-        sift_down(heap, q->count, i, last);
+        wheel_insert(q, ev);
 }
 
 void sim_event_cancel(struct sim_eventq *q, struct sim_event *ev)
 {
     if (!sim_event_pending(ev))
         return;
-    close_hole(q);
-    remove_at(q, ev->slot);
+    q->count--;
+    if (ev->slot & EQ_SLOT_WHEEL) {
+        bucket_remove_at(q, bucket_of(q, ev->when_ns), ev->slot & ~EQ_SLOT_WHEEL);
+        ev->slot = SIM_EVENT_IDLE;
+        return;
+    }
+    close_hole(q); /* may move ev */
+    size_t i = ev->slot;
+    ev->slot = SIM_EVENT_IDLE;
+    heap_remove_at(q, i);
 }
 
+/* A pending event in the heap that stays in the heap is moved where it is:
+ * its key changes to (when_ns, a new sequence), and it sifts up if that key
+ * is now earlier than its parent's, down otherwise. One sift instead of a
+ * removal (a sift of the last entry) plus an insertion (another sift). The
+ * pop order is the same either way, since keys are unique and totally
+ * ordered. Any other move is a cancel plus a schedule (O(1) on the wheel). */
 void sim_event_reschedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns)
 {
-    sim_event_cancel(q, ev);
-    sim_event_schedule(q, ev, when_ns);
+    if (!sim_event_pending(ev) || (ev->slot & EQ_SLOT_WHEEL) || when_ns >= q->horizon_ns) {
+        sim_event_cancel(q, ev);
+        sim_event_schedule(q, ev, when_ns);
+        return;
+    }
+    assert(when_ns >= q->now_ns);
+    close_hole(q);
+    size_t i = ev->slot;
+    ev->when_ns = when_ns;
+    ev->seq = q->next_seq++;
+    struct sim_eventq_entry e = { when_ns, ev };
+    if (i > 0 && entry_before(&e, &q->heap[parent_of(i)]))
+        sift_up(q->heap, i, e);
+    else
+        sift_down(q->heap, q->heap_len, i, e);
 }
 
-struct sim_event *sim_eventq_peek(const struct sim_eventq *q)
+struct sim_event *sim_eventq_peek(struct sim_eventq *q)
 {
-    if (!q->count)
+    if (!q->heap_len)
+        refill_heap(q);
+    if (!q->heap_len)
         return NULL;
     if (!q->root_hole)
         return q->heap[0].ev;
     /* The earliest event is the earliest child of the empty root. */
-    return q->heap[min_child(q->heap, 1, q->count + 1)].ev;
+    return q->heap[min_child(q->heap, 1, q->heap_len + 1)].ev;
 }
 
 struct sim_event *sim_eventq_pop(struct sim_eventq *q)
 {
     close_hole(q);
-    if (!q->count)
+    if (!q->heap_len)
+        refill_heap(q);
+    if (!q->heap_len)
         return NULL;
     struct sim_event *ev = q->heap[0].ev;
     ev->slot = SIM_EVENT_IDLE;
     q->now_ns = q->heap[0].when_ns;
+    q->heap_len--;
     q->count--;
-    q->root_hole = q->count > 0;
+    q->root_hole = q->heap_len > 0;
     return ev;
 }

@@ -3,8 +3,12 @@
  * Events are intrusive, like the kernel's hrtimers: the caller embeds a
  * struct sim_event in its own object (a CPU, a request, a timer) and the queue
  * keeps a pointer to it plus its position, so the event itself is the stable
- * handle. Schedule, cancel and reschedule are O(log n); cancel removes the entry
- * at once (no lazy deletion, so memory stays bounded by the pending count).
+ * handle. Events due within about a millisecond sit in a heap; later ones
+ * (ticks, housekeeping and watchdog timers, HWP evaluations) on a hashed timer
+ * wheel, as the kernel keeps its timer_list timers, where schedule and cancel
+ * are O(1). Heap operations are O(log n) in the near events only. Cancel
+ * removes the entry at once (no lazy deletion, so memory stays bounded by the
+ * pending count).
  *
  * Order: by time, then by insertion sequence (every schedule or reschedule takes
  * the next sequence number), so simultaneous events fire in the order they were
@@ -34,14 +38,27 @@ struct sim_event {
 
 struct sim_eventq_entry; /* private to eventq.c */
 
+/* One bucket of the wheel: its events in no particular order. */
+struct sim_eventq_bucket {
+    struct sim_event **ev;
+    size_t count, cap;
+};
+
 struct sim_eventq {
-    struct sim_eventq_entry *heap; /* implementation-defined layout */
-    size_t count;                  /* pending events */
+    struct sim_eventq_entry *heap; /* near events, implementation-defined layout */
+    size_t heap_len;               /* events in the heap */
     size_t cap;
+    size_t count;                  /* pending events, heap and wheel */
     uint64_t next_seq;
     sim_time_t now_ns;             /* time of the last popped event */
     bool root_hole;                /* private: the last pop left slot 0 empty for
                                       the next schedule to fill (see eventq.c) */
+    /* Private: events at or after horizon_ns wait on a hashed timer wheel
+     * (buckets of ~1 ms by firing time) and enter the heap when the horizon
+     * reaches their bucket; see eventq.c. */
+    sim_time_t horizon_ns;
+    struct sim_eventq_bucket *wheel; /* [EQ_WHEEL_BUCKETS], NULL until used */
+    size_t wheel_count;
 };
 
 /* Initialise an event so it can be scheduled: not pending, handler fn. */
@@ -58,13 +75,15 @@ void sim_eventq_destroy(struct sim_eventq *q);
 
 /* Queue ev (which must not be pending) to fire at when_ns >= q->now_ns. */
 void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns);
-/* Move ev to when_ns, whether or not it is pending; it takes a new sequence. */
+/* Move ev to when_ns, whether or not it is pending; it takes a new sequence.
+ * A pending near event that stays near moves in place (one sift). */
 void sim_event_reschedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns);
 /* Remove ev if it is pending; a no-op otherwise. */
 void sim_event_cancel(struct sim_eventq *q, struct sim_event *ev);
 
-/* The earliest pending event, or NULL; does not remove it. */
-struct sim_event *sim_eventq_peek(const struct sim_eventq *q);
+/* The earliest pending event, or NULL; does not remove it (it may move
+ * events from the wheel to the heap, which changes no order). */
+struct sim_event *sim_eventq_peek(struct sim_eventq *q);
 /* Remove and return the earliest pending event (NULL if none) and advance
  * q->now_ns to its time. The event is no longer pending when returned, so its
  * handler may schedule it again. */
