@@ -5,6 +5,8 @@
 #   make test       unit + CLI tests, on the release build and the ASan+UBSan build
 #   make bench      benchmarks (BENCH <name> <value> <unit> lines)
 #   make bench-compare  mmc-sleep on pmlab, ns-3 and SimPy side by side
+#   make browser-tests  report.html rendered by headless chromium, checked
+#                   against the JSON (tests/browser/; part of make test)
 #   make asan       sanitizer build only (build/asan/pmlab)
 #   make check-invariants  the seed scenarios, quick, one replication, on the
 #                   invariant-checking build (build/inv/pmlab)
@@ -58,7 +60,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 # Test and bench objects are not intermediate: keep them between runs.
 .SECONDARY:
 
-.PHONY: all asan test unit-tests cli-tests scenario-tests bench bench-compare run-seeds validate clean \
+.PHONY: all asan test unit-tests cli-tests scenario-tests browser-tests bench bench-compare run-seeds validate clean \
 	build-fuzz fuzz fuzz-smoke check-invariants
 all: pmlab
 
@@ -100,6 +102,7 @@ test:
 	$(MAKE) V=rel unit-tests cli-tests
 	$(MAKE) V=asan unit-tests cli-tests
 	$(MAKE) V=rel scenario-tests
+	$(MAKE) V=rel browser-tests
 	$(MAKE) check-invariants
 	$(MAKE) fuzz-smoke
 	@echo "test: all passed (rel and asan)"
@@ -114,6 +117,12 @@ cli-tests:
 # effect within stated bounds (optimised build only: they are long).
 scenario-tests:
 	@set -e; for t in tests/scenarios/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab sh $$t; done
+
+# report.html in a real browser (chromium's headless shell, installed by
+# scripts/deps.sh; missing, the test fails): optimised build only, the page
+# does not depend on the build.
+browser-tests:
+	@set -e; for t in tests/browser/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab sh $$t; done
 
 # Every seed scenario's quick configuration, one replication, with every
 # invariant checked after every event (src/world_check.h); a violation
