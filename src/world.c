@@ -1,6 +1,8 @@
 /* world: set-up, teardown and the event loop of one run, see world.h. */
 #include "world.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "world_check.h"
@@ -58,12 +60,63 @@ void world_measure_reset(struct world *w)
     world_check_measure_reset(w);
 }
 
+/* One row of series name of out: first (named first_col), then turbostat's
+ * per-thread columns over the CPUs of mask (Busy%, Bzy_MHz, the cpuidle
+ * states' residency, as turbostat shows per CPU), gathered by the same code
+ * as the host-wide metrics into a scratch set. */
+static void world_series_row(struct world *w, const bool *mask, const char *name,
+                             const char *first_col, double first, struct rpt_metric_set *out)
+{
+    const struct rpt_cpu_scope sc = { .cpus = mask, .prefix = "" };
+    struct rpt_metric_set one = { 0 };
+    hw_collect_cpu_metrics(&w->hw, w->q.now_ns, &sc, &one);
+    idle_collect_metrics(w, w->q.now_ns, &sc, &one);
+    const char *cols[RPT_SERIES_MAX_COLS] = { first_col, "busy_pct", "bzy_mhz" };
+    double row[RPT_SERIES_MAX_COLS] = { first, rpt_set_get(&one, "busy_pct")->value,
+                                        rpt_set_get(&one, "bzy_mhz")->value };
+    int n = 3;
+    for (int i = 0; i < one.n && n < RPT_SERIES_MAX_COLS; i++)
+        if (strncmp(one.m[i].name, "residency.", 10) == 0) {
+            cols[n] = one.m[i].name;
+            row[n++] = one.m[i].value;
+        }
+    rpt_set_series_row(out, name, cols, n, row);
+    rpt_set_free(&one);
+}
+
+/* turbostat's per-CPU rows (series per_cpu, one row per CPU) and, on a
+ * hybrid, one row per core type (series per_type.<TYPE>: its CPUs
+ * together). */
+static void world_collect_per_cpu(struct world *w, struct rpt_metric_set *out)
+{
+    const struct hw_machine *m = w->machine;
+    bool *mask = calloc((size_t)m->ncpus, sizeof *mask);
+    if (!mask)
+        return;
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        mask[cpu] = true;
+        world_series_row(w, mask, "per_cpu", "cpu", cpu, out);
+        mask[cpu] = false;
+    }
+    for (int t = 0; m->ntypes > 1 && t < m->ntypes; t++) {
+        int n = 0;
+        for (int cpu = 0; cpu < m->ncpus; cpu++)
+            n += mask[cpu] = m->cpus[cpu].type == t;
+        char name[RPT_NAME_MAX];
+        snprintf(name, sizeof name, "per_type.%s", m->types[t].name);
+        world_series_row(w, mask, name, "cpus", n, out);
+    }
+    free(mask);
+}
+
 void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
 {
     hw_collect_metrics(&w->hw, w->q.now_ns, out);
     hw_rapl_collect_metrics(&w->cpufreq.rapl, w->q.now_ns, out);
     idle_collect_metrics(w, w->q.now_ns, &rpt_scope_host, out);
     kvm_collect_metrics(w, out);
+    if (w->report_per_cpu)
+        world_collect_per_cpu(w, out);
     if (!w->report_cpus)
         return;
     /* turbostat --cpu: the per-thread quantities again, over the chosen CPUs. */

@@ -30,6 +30,11 @@ extern const char *const rpt_turbostat_prefixes[3];
 /* The mean of metric prefix+name in var, or NAN. */
 double rpt_prefixed_mean(const struct rpt_variant *var, const char *prefix, const char *name);
 
+/* The mean over vs's replications of column col of row (NAN: none has it). */
+double rpt_series_mean(const struct rpt_variant_series *vs, int row, int col);
+/* turbostat's name of a series column (busy_pct -> Busy%, residency.C6 ->
+ * C6%, cpu -> CPU), else the column's own name. */
+const char *rpt_series_column(const char *col, char *buf, size_t size);
 /* How the deltas were tested and what the verdicts mean (lines of text;
  * nothing with one variant). */
 void rpt_table_method(const struct rpt_results *r, FILE *out);

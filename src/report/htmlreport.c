@@ -383,6 +383,58 @@ static void html_above_below(FILE *out, const struct rpt_results *r)
     fputs("</tbody></table></div></section>\n", out);
 }
 
+/* A series column's cell: no decimals for MHz, CPU numbers and times. */
+static void html_series_num(FILE *out, const char *col, double val)
+{
+    bool whole = strcmp(col, "bzy_mhz") == 0 || strcmp(col, "cpu") == 0 ||
+                 strcmp(col, "cpus") == 0 || strcmp(col, "time_ms") == 0;
+    html_num(out, val, whole ? 0 : 2);
+}
+
+/* Every variant's series named prefix* as one table (per_cpu: a row per
+ * CPU; per_type.: a row per core type, labelled by it), means over the
+ * replications; nothing when no variant has one. */
+static void html_series_view(FILE *out, const struct rpt_results *r, const char *prefix,
+                             const char *id, const char *title)
+{
+    bool open = false, typed = strchr(prefix, '.') != NULL;
+    char buf[RPT_NAME_MAX + 8];
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        for (int k = 0; k < var->nseries; k++) {
+            const struct rpt_variant_series *vs = &var->series[k];
+            if (strncmp(vs->name, prefix, strlen(prefix)) != 0 || vs->nreps == 0)
+                continue;
+            const struct rpt_series *s0 = &vs->rep[0];
+            if (!open) {
+                fprintf(out, "<section id=\"%s\"><h2>", id);
+                html_escape(out, title);
+                fprintf(out, "</h2>\n<div class=\"scroll\"><table id=\"%s-table\"><caption>means "
+                             "over replications</caption>\n<thead><tr><th class=\"l\">variant</th>%s",
+                        id, typed ? "<th class=\"l\">type</th>" : "");
+                for (int c = 0; c < s0->ncols; c++) {
+                    fputs("<th>", out);
+                    html_escape(out, rpt_series_column(s0->cols[c], buf, sizeof buf));
+                    fputs("</th>", out);
+                }
+                fputs("</tr></thead>\n<tbody>\n", out);
+                open = true;
+            }
+            for (int i = 0; i < s0->nrows; i++) {
+                fputs("<tr>", out);
+                html_row_label(out, r, var, "");
+                if (typed)
+                    html_td(out, "l", vs->name + strlen(prefix));
+                for (int c = 0; c < s0->ncols; c++)
+                    html_series_num(out, s0->cols[c], rpt_series_mean(vs, i, c));
+                fputs("</tr>\n", out);
+            }
+        }
+    }
+    if (open)
+        fputs("</tbody></table></div></section>\n", out);
+}
+
 /* The whole of a file (NUL-terminated; caller frees), or NULL. */
 static char *html_slurp(const char *path)
 {
@@ -505,6 +557,8 @@ void rpt_write_html(FILE *out, const struct rpt_results *r, const struct explain
         html_explain(out, r, ex);
         html_metrics(out, r);
         html_turbostat(out, r);
+        html_series_view(out, r, "per_type.", "per-type", "turbostat view per core type");
+        html_series_view(out, r, "per_cpu", "per-cpu", "turbostat view per CPU");
         html_above_below(out, r);
         html_plots(out, r, plots_dir, plots, nplots);
     }

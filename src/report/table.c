@@ -399,6 +399,85 @@ static void table_idle_states(const struct rpt_results *r, FILE *out)
         table_variant_rows(r, &r->variants[v], width, out, table_idle_states_row);
 }
 
+double rpt_series_mean(const struct rpt_variant_series *vs, int row, int col)
+{
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < vs->nreps; k++) {
+        const struct rpt_series *sr = &vs->rep[k];
+        if (row < sr->nrows && col < sr->ncols) {
+            sum += sr->rows[row * sr->ncols + col];
+            n++;
+        }
+    }
+    return n ? sum / n : NAN;
+}
+
+const char *rpt_series_column(const char *col, char *buf, size_t size)
+{
+    if (strcmp(col, "busy_pct") == 0)
+        return "Busy%";
+    if (strcmp(col, "bzy_mhz") == 0)
+        return "Bzy_MHz";
+    if (strcmp(col, "cpu") == 0)
+        return "CPU";
+    if (strcmp(col, "cpus") == 0)
+        return "CPUs";
+    if (strcmp(col, "time_ms") == 0)
+        return "time_ms";
+    if (strcmp(col, "pkg_watts") == 0)
+        return "PkgWatt";
+    if (strcmp(col, "core_watts") == 0)
+        return "CorWatt";
+    const char *ts = rpt_turbostat_column(col, buf, size);
+    return ts ? ts : col;
+}
+
+/* Decimals of a turbostat series column: none for MHz and CPU numbers. */
+static int table_series_prec(const char *col)
+{
+    return strcmp(col, "bzy_mhz") == 0 || strcmp(col, "cpu") == 0 || strcmp(col, "cpus") == 0 ||
+                   strcmp(col, "time_ms") == 0
+               ? 0
+               : 2;
+}
+
+/* The rows of every variant's series whose name starts with prefix (per_cpu;
+ * per_type., one series per type, labelled by the type), means over the
+ * replications, under title; nothing when no variant has one. */
+static void table_series_view(const struct rpt_results *r, const char *prefix, const char *title,
+                              FILE *out)
+{
+    bool header = false, typed = strchr(prefix, '.') != NULL;
+    char buf[RPT_NAME_MAX + 8];
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        for (int k = 0; k < var->nseries; k++) {
+            const struct rpt_variant_series *vs = &var->series[k];
+            if (strncmp(vs->name, prefix, strlen(prefix)) != 0 || vs->nreps == 0)
+                continue;
+            const struct rpt_series *s0 = &vs->rep[0];
+            if (!header) {
+                fprintf(out, "\n%s\n%-16s", title, "variant");
+                if (typed)
+                    fprintf(out, " %-8s", "type");
+                for (int c = 0; c < s0->ncols; c++)
+                    fprintf(out, " %8s", rpt_series_column(s0->cols[c], buf, sizeof buf));
+                fputc('\n', out);
+                header = true;
+            }
+            for (int i = 0; i < s0->nrows; i++) {
+                fprintf(out, "%-16s", var->name);
+                if (typed)
+                    fprintf(out, " %-8s", vs->name + strlen(prefix));
+                for (int c = 0; c < s0->ncols; c++)
+                    table_cell(out, 8, table_series_prec(s0->cols[c]), rpt_series_mean(vs, i, c));
+                fputc('\n', out);
+            }
+        }
+    }
+}
+
 static void table_render(const struct rpt_results *r, FILE *out)
 {
     table_header(r, out);
@@ -406,6 +485,8 @@ static void table_render(const struct rpt_results *r, FILE *out)
         return;
     table_metrics(r, out);
     table_turbostat(r, out);
+    table_series_view(r, "per_type.", "turbostat view per core type (--per-cpu; means)", out);
+    table_series_view(r, "per_cpu", "turbostat view per CPU (--per-cpu; means)", out);
     table_idle_states(r, out);
 }
 

@@ -72,6 +72,7 @@ static void job_run(struct pool *p, int j)
     world_init(&w, s->machine, &s->variants[v].kp, &key);
     kvm_create_vms(&w, s->vms, s->nvms);
     w.report_cpus = s->report_cpus;
+    w.report_per_cpu = s->report_per_cpu;
     w.wl_affinity = s->wl_affinity;
     struct job_slot *slot = &p->slot[j];
     if (s->wl->run(&w, p->wl_cfg, point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)

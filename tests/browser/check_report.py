@@ -178,6 +178,31 @@ def main():
                 shown_close(parts[0], a["mean"], f"above {label} {s}")
                 shown_close(parts[1], b["mean"], f"below {label} {s}")
 
+    # --per-cpu: the per-CPU and per-type tables against the series' means.
+    for table, prefix in (("per-cpu-table", "per_cpu"), ("per-type-table", "per_type.")):
+        want = {}
+        for v in res["variants"]:
+            for name, sr in v.get("series", {}).items():
+                if name.startswith(prefix):
+                    want[(v["name"], name[len(prefix):] if prefix.endswith(".") else "")] = sr
+        rows = dom.tables.get(table, [])
+        check(bool(rows) == bool(want), f"{table}: {len(rows)} rows, {len(want)} series in JSON")
+        nexp = sum(len(sr["replications"][0]) for sr in want.values())
+        check(len(rows) == nexp + (1 if rows else 0), f"{table}: {len(rows) - 1} rows, JSON {nexp}")
+        seen_rows = {}
+        for r in rows[1:]:
+            texts = [c["text"] for c in r["cells"]]
+            typed = prefix.endswith(".")
+            key = (texts[0], texts[1] if typed else "")
+            sr = want.get(key)
+            if sr is None:
+                check(False, f"{table}: row {key} not in the JSON")
+                continue
+            i = seen_rows[key] = seen_rows.get(key, -1) + 1
+            for c, text in enumerate(texts[2 if typed else 1:]):
+                vals = [rep[i][c] for rep in sr["replications"]]
+                shown_close(text, sum(vals) / len(vals), f"{table} {key} row {i} {sr['columns'][c]}")
+
     # Form.
     dup = sorted({i for i in dom.ids if dom.ids.count(i) > 1})
     check(not dup, f"ids used more than once: {dup[:5]}")

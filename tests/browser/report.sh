@@ -2,7 +2,8 @@
 # report.html in a real browser: chromium's headless shell (scripts/deps.sh
 # installs it; a missing browser is a failure, not a skip) renders the
 # report of a quick run to PNGs at desktop and phone widths and to its DOM;
-# check_report.py compares the tables' text with the run's JSON and checks
+# check_report.py compares the tables' text (with --cpus and --per-cpu rows)
+# with the run's JSON and checks
 # the page's form; any console message of the page fails.
 . tests/lib.sh
 B=""
@@ -16,7 +17,7 @@ browse() {
         --enable-logging=stderr --v=0 --virtual-time-budget=2000 "$@"
 }
 
-"$P" run scenarios/example-rr.ini --quick --reps 2 --cpus 0-1 --quiet --format json \
+"$P" run scenarios/example-rr.ini --quick --reps 2 --cpus 0-1 --per-cpu --quiet --format json \
     --output "$T/r.json" --report "$T/rep" || fail "quick run"
 R="file://$T/rep/report.html"
 
@@ -49,4 +50,12 @@ ok "report.html rendered to PNG at 1280 and 390 px"
 
 python3 tests/browser/check_report.py "$T/dom.html" "$T/r.json" "$T/phone.html" ||
     fail "report.html as rendered disagrees with the JSON or is malformed"
+# A hybrid (adl-desktop: P and E cores): the per-type rows too.
+"$P" run scenarios/kvm-haltpoll-fio.ini --quick --reps 2 --per-cpu --quiet --format json \
+    --output "$T/h.json" --report "$T/hyb" || fail "hybrid quick run"
+browse --dump-dom "file://$T/hyb/report.html" >"$T/hdom.html" 2>"$T/hdom.err" || fail "hybrid dump-dom"
+! grep -h ':CONSOLE' "$T/hdom.err" || fail "the hybrid page logged to the console"
+grep -q 'id="per-type-table"' "$T/hdom.html" || fail "hybrid: no per-type table"
+python3 tests/browser/check_report.py "$T/hdom.html" "$T/h.json" "$T/phone.html" ||
+    fail "hybrid report.html as rendered disagrees with the JSON or is malformed"
 ok "report.html tables match the JSON; ids unique, figures captioned, nothing leaked"
