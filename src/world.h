@@ -65,6 +65,12 @@ struct world {
     /* --per-cpu: also the series per_cpu (turbostat's rows per CPU) and, on
      * a machine with several core types, per_type.<TYPE> (one row each). */
     bool report_per_cpu;
+    /* --interval: turbostat --interval's samples every interval_ns of the
+     * measurement window (0: none) into the series "interval" of samples;
+     * sample_prev holds the window's cumulative metrics at the last sample,
+     * sample_prev_ns its time, sample_next_ns the next (0: not measuring). */
+    sim_time_t interval_ns, sample_next_ns, sample_prev_ns;
+    struct rpt_metric_set sample_prev, samples;
     /* [machine->ncpus]: the CPUs a workload's threads may run on ([workload]
      * affinity; wl_task_affinity applies it), NULL = every CPU. */
     const bool *wl_affinity;

@@ -61,7 +61,12 @@ static void run_usage(void)
            "  --per-cpu                also turbostat's rows per CPU and, on a machine with\n"
            "                           several core types, per core type (Busy%%, Bzy_MHz, idle-\n"
            "                           state residency; means over replications): series per_cpu\n"
-           "                           and per_type.TYPE in JSON and CSV\n"
+           "                           and per_type.TYPE in JSON\n"
+           "  --interval MS            also sample the measurement window every MS ms of\n"
+           "                           simulated time, like turbostat --interval: Busy%%,\n"
+           "                           Bzy_MHz, idle-state and package C-state residency,\n"
+           "                           PkgWatt and CorWatt of each interval (series interval in\n"
+           "                           JSON; a table, and a time plot with --plot/--report)\n"
            "  --plot DIR               also write plots (PNG and SVG, with their gnuplot scripts\n"
            "                           and data) into DIR: RT curve, residency, primary metric and\n"
            "                           package power with CIs, latency CDF, above/below; needs\n"
@@ -92,6 +97,7 @@ struct run_args {
     const char *report_dir;    /* --report */
     const char *cpus;          /* --cpus LIST, checked once the machine is known */
     bool per_cpu;              /* --per-cpu */
+    int64_t interval_ms;       /* --interval MS; 0: none */
     struct runner_opts opts;
     bool reps_set, max_reps_set;
     bool quiet;
@@ -147,6 +153,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "cpus", required_argument, NULL, 'c' },
         { "primary", required_argument, NULL, 'p' },
         { "per-cpu", no_argument, NULL, 'U' },
+        { "interval", required_argument, NULL, 'I' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -189,6 +196,10 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'R': a->report_dir = optarg; break;
         case 'c': a->cpus = optarg; break;
         case 'U': a->per_cpu = true; break;
+        case 'I':
+            if (run_parse_int("--interval", optarg, 1, 3600000, &a->interval_ms) != 0)
+                return -1;
+            break;
         case 'p': a->opts.primary = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
@@ -517,6 +528,7 @@ static int run_main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     s->report_per_cpu = a.per_cpu;
+    s->report_interval_ms = a.interval_ms;
     int sel[RUN_MAX_SELECT];
     if (a.nselect) {
         a.opts.nvariants = run_select_variants(&a, s, sel);

@@ -521,6 +521,10 @@ static void html_caption(FILE *out, const struct rpt_results *r, const char *nam
     else if (strcmp(name, "above_below") == 0)
         fputs("Idle-state misses per state: above (too deep for the idle period that followed) "
               "and below (too shallow), % of entries into that state, means.", out);
+    else if (strcmp(name, "interval") == 0)
+        fputs("turbostat --interval over the measurement window: Busy%, each idle state's and "
+              "package C-state's share, Bzy_MHz and PkgWatt of every interval (a point at the "
+              "end of each), means over replications; a colour per variant.", out);
     else
         html_escape(out, name);
 }
@@ -559,6 +563,8 @@ void rpt_write_html(FILE *out, const struct rpt_results *r, const struct explain
         html_turbostat(out, r);
         html_series_view(out, r, "per_type.", "per-type", "turbostat view per core type");
         html_series_view(out, r, "per_cpu", "per-cpu", "turbostat view per CPU");
+        html_series_view(out, r, "interval", "interval",
+                         "turbostat --interval: each interval, ending at time_ms");
         html_above_below(out, r);
         html_plots(out, r, plots_dir, plots, nplots);
     }

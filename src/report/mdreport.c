@@ -12,7 +12,8 @@
 #include "util/xalloc.h"
 
 static const char *const report_plots[] = { "rt_curve", "primary_metric", "pkg_watts",
-                                            "residency", "latency_cdf", "above_below" };
+                                            "residency", "latency_cdf", "above_below",
+                                            "interval" };
 #define NPLOTS (sizeof report_plots / sizeof report_plots[0])
 
 /* The table format's output as a string (caller frees). */

@@ -487,6 +487,8 @@ static void table_render(const struct rpt_results *r, FILE *out)
     table_turbostat(r, out);
     table_series_view(r, "per_type.", "turbostat view per core type (--per-cpu; means)", out);
     table_series_view(r, "per_cpu", "turbostat view per CPU (--per-cpu; means)", out);
+    table_series_view(r, "interval", "turbostat --interval: each interval of the window, ending "
+                      "at time_ms (means over replications)", out);
     table_idle_states(r, out);
 }
 

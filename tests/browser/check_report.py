@@ -178,8 +178,10 @@ def main():
                 shown_close(parts[0], a["mean"], f"above {label} {s}")
                 shown_close(parts[1], b["mean"], f"below {label} {s}")
 
-    # --per-cpu: the per-CPU and per-type tables against the series' means.
-    for table, prefix in (("per-cpu-table", "per_cpu"), ("per-type-table", "per_type.")):
+    # --per-cpu and --interval: the per-CPU, per-type and interval tables
+    # against the series' means.
+    for table, prefix in (("per-cpu-table", "per_cpu"), ("per-type-table", "per_type."),
+                          ("interval-table", "interval")):
         want = {}
         for v in res["variants"]:
             for name, sr in v.get("series", {}).items():

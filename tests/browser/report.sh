@@ -50,12 +50,15 @@ ok "report.html rendered to PNG at 1280 and 390 px"
 
 python3 tests/browser/check_report.py "$T/dom.html" "$T/r.json" "$T/phone.html" ||
     fail "report.html as rendered disagrees with the JSON or is malformed"
-# A hybrid (adl-desktop: P and E cores): the per-type rows too.
-"$P" run scenarios/kvm-haltpoll-fio.ini --quick --reps 2 --per-cpu --quiet --format json \
+# A hybrid (adl-desktop: P and E cores): the per-type rows too, and
+# --interval's table and plot.
+"$P" run scenarios/kvm-haltpoll-fio.ini --quick --reps 2 --per-cpu --interval 50 --quiet --format json \
     --output "$T/h.json" --report "$T/hyb" || fail "hybrid quick run"
 browse --dump-dom "file://$T/hyb/report.html" >"$T/hdom.html" 2>"$T/hdom.err" || fail "hybrid dump-dom"
 ! grep -h ':CONSOLE' "$T/hdom.err" || fail "the hybrid page logged to the console"
 grep -q 'id="per-type-table"' "$T/hdom.html" || fail "hybrid: no per-type table"
+grep -q 'id="interval-table"' "$T/hdom.html" && grep -q 'id="fig-interval"' "$T/hdom.html" ||
+    fail "--interval: no table or plot in report.html"
 python3 tests/browser/check_report.py "$T/hdom.html" "$T/h.json" "$T/phone.html" ||
     fail "hybrid report.html as rendered disagrees with the JSON or is malformed"
 ok "report.html tables match the JSON; ids unique, figures captioned, nothing leaked"
