@@ -35,6 +35,7 @@ static const char html_css[] =
     "td.warn{color:#8a1c13;white-space:normal}"
     "pre{background:#f6f6f6;padding:.75rem;overflow-x:auto;font-size:.85rem;line-height:1.35}"
     "pre .diff{background:#ffe9a8;display:inline-block;min-width:100%}"
+    "pre .off{background:#eee;color:#8a1c13;display:inline-block;min-width:100%}"
     ".notes{font-size:.9rem;color:#444;white-space:pre-line}"
     "figure{margin:1.5rem 0}figure svg{display:block;width:100%;height:auto;max-width:75rem}"
     "figcaption{font-size:.9rem;color:#333;margin-top:.3rem}"
@@ -152,16 +153,21 @@ static void html_explain(FILE *out, const struct rpt_results *r, const struct ex
           "<code>*</code> (highlighted) differ from <b>",
           out);
     html_escape(out, r->variants[0].name);
-    fputs("</b>.</p>\n", out);
+    fputs("</b>; idle states REMOVED (by intel_idle.max_cstate) or DISABLED are in red.</p>\n", out);
     for (int v = 0; v < r->nvariants; v++) {
         fprintf(out, "<h3 id=\"explain-%d\">", v);
         html_escape(out, r->variants[v].name);
         fputs("</h3>\n<pre>", out);
         for (int i = 0; i < ex[v].n; i++) {
-            bool marked = ex[v].line[i][0] == '*';
-            fputs(marked ? "<span class=\"diff\">" : "", out);
-            html_escape(out, ex[v].line[i]);
-            fputs(marked ? "</span>\n" : "\n", out);
+            const char *line = ex[v].line[i];
+            /* differs from the first variant; a state removed or disabled */
+            const char *cls = line[0] == '*' ? "diff"
+                              : strstr(line, " REMOVED: ") || strstr(line, "; DISABLED on") ? "off"
+                                                                                            : NULL;
+            if (cls)
+                fprintf(out, "<span class=\"%s\">", cls);
+            html_escape(out, line);
+            fputs(cls ? "</span>\n" : "\n", out);
         }
         fputs("</pre>\n", out);
     }
