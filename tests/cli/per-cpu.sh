@@ -28,6 +28,28 @@ for v in d["variants"]:
                 bad += 1
 sys.exit(1 if bad else 0)
 PY
+# CSV: the views as rows VIEW.ROW.COLUMN after the metrics, every row as
+# wide as the header.
+"$P" run "$S" --quick --reps 2 --per-cpu --interval 100 --quiet --format csv >"$T/r.csv" ||
+    fail "--per-cpu csv"
+python3 - "$T/r.csv" "$T/r.json" <<'PY' || fail "CSV views"
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))
+head = rows[0]
+bad = [r for r in rows if len(r) != len(head)]
+assert not bad, f"{len(bad)} rows not {len(head)} fields wide: {bad[0]}"
+got = {(r[2], r[3]): float(r[6]) for r in rows[1:]}
+for v in d["variants"]:
+    s = v["series"]
+    reps = s["per_cpu"]["replications"]
+    want = sum(rep[5][1] for rep in reps) / len(reps)
+    assert abs(got[(v["name"], "per_cpu.cpu5.busy_pct")] - want) < 1e-6 * max(1, want), v["name"]
+    reps = s["per_type.E"]["replications"]
+    want = sum(rep[0][2] for rep in reps) / len(reps)
+    assert abs(got[(v["name"], "per_type.E.bzy_mhz")] - want) < 1e-6 * want, v["name"]
+    assert (v["name"], "interval.300ms.pkg_watts") in got, v["name"]
+PY
 "$P" run "$S" --quick --reps 2 --quiet --format json | grep -q '"per_cpu"' &&
     fail "per_cpu series without --per-cpu"
-ok "--per-cpu: 24 CPU rows, P/E rows, both average to the host-wide Busy%"
+ok "--per-cpu: 24 CPU rows, P/E rows, both average to the host-wide Busy%; CSV rows match JSON"
