@@ -35,6 +35,13 @@ double rpt_series_mean(const struct rpt_variant_series *vs, int row, int col);
 /* turbostat's name of a series column (busy_pct -> Busy%, residency.C6 ->
  * C6%, cpu -> CPU), else the column's own name. */
 const char *rpt_series_column(const char *col, char *buf, size_t size);
+/* Decimals of a turbostat view's column: none for MHz, CPU numbers and
+ * counts and times, else 2. */
+int rpt_series_prec(const char *col);
+/* The next of var's series from index *k on whose name starts with prefix
+ * and which has replications, *k moved past it; NULL when there is none. */
+const struct rpt_variant_series *rpt_series_next(const struct rpt_variant *var,
+                                                 const char *prefix, int *k);
 /* How the deltas were tested and what the verdicts mean (lines of text;
  * nothing with one variant). */
 void rpt_table_method(const struct rpt_results *r, FILE *out);

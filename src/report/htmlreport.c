@@ -389,14 +389,6 @@ static void html_above_below(FILE *out, const struct rpt_results *r)
     fputs("</tbody></table></div></section>\n", out);
 }
 
-/* A series column's cell: no decimals for MHz, CPU numbers and times. */
-static void html_series_num(FILE *out, const char *col, double val)
-{
-    bool whole = strcmp(col, "bzy_mhz") == 0 || strcmp(col, "cpu") == 0 ||
-                 strcmp(col, "cpus") == 0 || strcmp(col, "time_ms") == 0;
-    html_num(out, val, whole ? 0 : 2);
-}
-
 /* Every variant's series named prefix* as one table (per_cpu: a row per
  * CPU; per_type.: a row per core type, labelled by it), means over the
  * replications; nothing when no variant has one. */
@@ -407,10 +399,8 @@ static void html_series_view(FILE *out, const struct rpt_results *r, const char 
     char buf[RPT_NAME_MAX + 8];
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        for (int k = 0; k < var->nseries; k++) {
-            const struct rpt_variant_series *vs = &var->series[k];
-            if (strncmp(vs->name, prefix, strlen(prefix)) != 0 || vs->nreps == 0)
-                continue;
+        const struct rpt_variant_series *vs;
+        for (int k = 0; (vs = rpt_series_next(var, prefix, &k));) {
             const struct rpt_series *s0 = &vs->rep[0];
             if (!open) {
                 fprintf(out, "<section id=\"%s\"><h2>", id);
@@ -432,7 +422,7 @@ static void html_series_view(FILE *out, const struct rpt_results *r, const char 
                 if (typed)
                     html_td(out, "l", vs->name + strlen(prefix));
                 for (int c = 0; c < s0->ncols; c++)
-                    html_series_num(out, s0->cols[c], rpt_series_mean(vs, i, c));
+                    html_num(out, rpt_series_mean(vs, i, c), rpt_series_prec(s0->cols[c]));
                 fputs("</tr>\n", out);
             }
         }

@@ -486,10 +486,8 @@ static void plot_interval_panel(FILE *gp, const struct rpt_results *r, const str
     int n = 0;
     for (int v = 0, block = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        bool has = false;
-        for (int k = 0; k < var->nseries; k++)
-            has |= strcmp(var->series[k].name, "interval") == 0 && var->series[k].nreps > 0;
-        if (!has)
+        int k = 0;
+        if (!rpt_series_next(var, "interval", &k))
             continue;
         for (int c = 0; c < s0->ncols; c++) {
             if (shares ? strchr(s0->cols[c], '.') == NULL : c + 1 != col)
@@ -531,21 +529,18 @@ static void plot_interval_render(FILE *gp, const struct rpt_results *r, const st
 static int plot_interval(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize)
 {
     const struct rpt_series *s0 = NULL;
-    for (int v = 0; v < r->nvariants && !s0; v++)
-        for (int k = 0; k < r->variants[v].nseries; k++)
-            if (strcmp(r->variants[v].series[k].name, "interval") == 0 &&
-                r->variants[v].series[k].nreps > 0)
-                s0 = &r->variants[v].series[k].rep[0];
+    for (int v = 0, k = 0; v < r->nvariants && !s0; v++, k = 0) {
+        const struct rpt_variant_series *vs = rpt_series_next(&r->variants[v], "interval", &k);
+        s0 = vs ? &vs->rep[0] : NULL;
+    }
     if (!s0 || s0->nrows == 0 || plot_series_col(s0, "busy_pct") < 0)
         return 0;
     struct plot_files pf;
     if (plot_open(&pf, dir, "interval", msg, msgsize) != 0)
         return -1;
-    for (int v = 0; v < r->nvariants; v++)
-        for (int k = 0; k < r->variants[v].nseries; k++) {
-            const struct rpt_variant_series *vs = &r->variants[v].series[k];
-            if (strcmp(vs->name, "interval") != 0 || vs->nreps == 0)
-                continue;
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant_series *vs;
+        for (int k = 0; (vs = rpt_series_next(&r->variants[v], "interval", &k));) {
             fprintf(pf.dat, "# %s: each interval's means over %d replications\n",
                     r->variants[v].name, vs->nreps);
             for (int i = 0; i < vs->rep[0].nrows; i++) {
@@ -555,6 +550,7 @@ static int plot_interval(const struct rpt_results *r, const char *dir, char *msg
             }
             fputs("\n\n", pf.dat);
         }
+    }
     plot_interval_render(pf.gp, r, s0, "pngcairo", "png");
     plot_interval_render(pf.gp, r, s0, "svg", "svg");
     return plot_close_render(&pf, msg, msgsize);

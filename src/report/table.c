@@ -433,13 +433,25 @@ const char *rpt_series_column(const char *col, char *buf, size_t size)
     return ts ? ts : col;
 }
 
-/* Decimals of a turbostat series column: none for MHz and CPU numbers. */
-static int table_series_prec(const char *col)
+int rpt_series_prec(const char *col)
 {
     return strcmp(col, "bzy_mhz") == 0 || strcmp(col, "cpu") == 0 || strcmp(col, "cpus") == 0 ||
                    strcmp(col, "time_ms") == 0
                ? 0
                : 2;
+}
+
+const struct rpt_variant_series *rpt_series_next(const struct rpt_variant *var,
+                                                 const char *prefix, int *k)
+{
+    for (; *k < var->nseries; ++*k) {
+        const struct rpt_variant_series *vs = &var->series[*k];
+        if (strncmp(vs->name, prefix, strlen(prefix)) == 0 && vs->nreps > 0) {
+            ++*k;
+            return vs;
+        }
+    }
+    return NULL;
 }
 
 /* The rows of every variant's series whose name starts with prefix (per_cpu;
@@ -452,10 +464,8 @@ static void table_series_view(const struct rpt_results *r, const char *prefix, c
     char buf[RPT_NAME_MAX + 8];
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        for (int k = 0; k < var->nseries; k++) {
-            const struct rpt_variant_series *vs = &var->series[k];
-            if (strncmp(vs->name, prefix, strlen(prefix)) != 0 || vs->nreps == 0)
-                continue;
+        const struct rpt_variant_series *vs;
+        for (int k = 0; (vs = rpt_series_next(var, prefix, &k));) {
             const struct rpt_series *s0 = &vs->rep[0];
             if (!header) {
                 fprintf(out, "\n%s\n%-16s", title, "variant");
@@ -471,7 +481,7 @@ static void table_series_view(const struct rpt_results *r, const char *prefix, c
                 if (typed)
                     fprintf(out, " %-8s", vs->name + strlen(prefix));
                 for (int c = 0; c < s0->ncols; c++)
-                    table_cell(out, 8, table_series_prec(s0->cols[c]), rpt_series_mean(vs, i, c));
+                    table_cell(out, 8, rpt_series_prec(s0->cols[c]), rpt_series_mean(vs, i, c));
                 fputc('\n', out);
             }
         }
