@@ -4,7 +4,9 @@
 set -eu
 # clang and libclang-rt-dev (libFuzzer, only recommended by clang, so named
 # here): the fuzz targets (make fuzz, and briefly in make test).
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev"
+# chromium-headless-shell and python3: the browser test of report.html
+# (tests/browser/).
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -491,7 +491,7 @@ and run it again. pmlab ${version:-?}, commit $commit, $(date -u +%Y-%m-%d),
 $howrun.
 
 How to read a row: *published* is the figure as its source states it
-(\`../shared/VALIDATION.md\`); *pmlab* is the model's value with its 95 %
+(its source is in \`validation/figures.ini\`); *pmlab* is the model's value with its 95 %
 confidence interval, read from \`pmlab run --format json\` (a delta is
 \`comparisons[].delta_pct\` and \`ci95_pct\` of the variant against the
 scenario's first variant; a level is the variant's \`metrics\` \`mean\` and

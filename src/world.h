@@ -62,6 +62,15 @@ struct world {
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;
+    /* --per-cpu: also the series per_cpu (turbostat's rows per CPU) and, on
+     * a machine with several core types, per_type.<TYPE> (one row each). */
+    bool report_per_cpu;
+    /* --interval: turbostat --interval's samples every interval_ns of the
+     * measurement window (0: none) into the series "interval" of samples;
+     * sample_prev holds the window's cumulative metrics at the last sample,
+     * sample_prev_ns its time, sample_next_ns the next (0: not measuring). */
+    sim_time_t interval_ns, sample_next_ns, sample_prev_ns;
+    struct rpt_metric_set sample_prev, samples;
     /* [machine->ncpus]: the CPUs a workload's threads may run on ([workload]
      * affinity; wl_task_affinity applies it), NULL = every CPU. */
     const bool *wl_affinity;
@@ -82,7 +91,8 @@ void world_destroy(struct world *w);
 /* Start the measurement window now: machine and idle-state accumulators. */
 void world_measure_reset(struct world *w);
 /* The machine, idle and KVM metrics of the window so far (DESIGN.md §7),
- * then, with report_cpus, their per-thread ones over those CPUs as cpus.*. */
+ * then, with report_cpus, their per-thread ones over those CPUs as cpus.*,
+ * and with report_per_cpu the per-CPU and per-type series. */
 void world_collect_metrics(struct world *w, struct rpt_metric_set *out);
 /* Run the event loop until simulated time end_ns (events at end_ns included). */
 void world_run_until(struct world *w, sim_time_t end_ns);

@@ -58,6 +58,10 @@ static void run_usage(void)
            "                           the host-wide ones (like turbostat --cpu); LIST in the\n"
            "                           kernel's cpulist format (0-15, 0-3,8,10-11); overrides the\n"
            "                           scenario's [report] cpus\n"
+           "  --per-cpu                also turbostat's rows per CPU and, on hybrids, per core\n"
+           "                           type (JSON series per_cpu, per_type.TYPE)\n"
+           "  --interval MS            also turbostat --interval's samples every MS ms of\n"
+           "                           simulated time (JSON series interval; a time plot)\n"
            "  --plot DIR               also write plots (PNG and SVG, with their gnuplot scripts\n"
            "                           and data) into DIR: RT curve, residency, primary metric and\n"
            "                           package power with CIs, latency CDF, above/below; needs\n"
@@ -87,6 +91,8 @@ struct run_args {
     const char *plot_dir;      /* --plot */
     const char *report_dir;    /* --report */
     const char *cpus;          /* --cpus LIST, checked once the machine is known */
+    bool per_cpu;              /* --per-cpu */
+    int64_t interval_ms;       /* --interval MS; 0: none */
     struct runner_opts opts;
     bool reps_set, max_reps_set;
     bool quiet;
@@ -141,6 +147,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "max-reps", required_argument, NULL, 'M' },
         { "cpus", required_argument, NULL, 'c' },
         { "primary", required_argument, NULL, 'p' },
+        { "per-cpu", no_argument, NULL, 'U' },
+        { "interval", required_argument, NULL, 'I' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -182,6 +190,11 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'P': a->plot_dir = optarg; break;
         case 'R': a->report_dir = optarg; break;
         case 'c': a->cpus = optarg; break;
+        case 'U': a->per_cpu = true; break;
+        case 'I':
+            if (run_parse_int("--interval", optarg, 1, 3600000, &a->interval_ms) != 0)
+                return -1;
+            break;
         case 'p': a->opts.primary = optarg; break;
         case 'V':
             if (a->nselect == RUN_MAX_SELECT) {
@@ -509,6 +522,8 @@ static int run_main(int argc, char **argv)
         scenario_free(s);
         return EXIT_BAD_INPUT;
     }
+    s->report_per_cpu = a.per_cpu;
+    s->report_interval_ms = a.interval_ms;
     int sel[RUN_MAX_SELECT];
     if (a.nselect) {
         a.opts.nvariants = run_select_variants(&a, s, sel);

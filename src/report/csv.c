@@ -3,10 +3,12 @@
  * are empty on the first variant's rows; a number that does not exist (no
  * interval below 2 replications, no percentage of a zero baseline) is an
  * empty field. Columns are only ever appended, so scripts that read them by
- * position keep working. */
+ * position keep working. The turbostat views follow a variant's metrics as
+ * rows of their own (csv_series_rows). */
 #include <math.h>
 #include <string.h>
 
+#include "report/cells.h"
 #include "report/results.h"
 
 static void csv_field(FILE *out, const char *s)
@@ -50,6 +52,47 @@ static void csv_comparison(FILE *out, const struct rpt_comparison *c)
     fprintf(out, ",%s", c->absolute ? "absolute" : "relative");
 }
 
+/* The unit of a turbostat series column. */
+static const char *csv_series_unit(const char *col)
+{
+    return strstr(col, "mhz") ? "MHz" : strstr(col, "watts") ? "W" : "%";
+}
+
+/* The turbostat views (--per-cpu: per_cpu, per_type.TYPE; --interval:
+ * interval) as rows after the metrics, one per row and column of the view,
+ * named VIEW.ROW.COLUMN (per_cpu.cpu3.busy_pct, per_type.P.bzy_mhz,
+ * interval.100ms.pkg_watts): n and the mean over the replications, no
+ * interval or comparison (they are views, not compared metrics). */
+static void csv_series_rows(const struct rpt_results *r, const struct rpt_variant *var, FILE *out)
+{
+    for (int k = 0; k < var->nseries; k++) {
+        const struct rpt_variant_series *vs = &var->series[k];
+        bool per_cpu = strcmp(vs->name, "per_cpu") == 0, interval = strcmp(vs->name, "interval") == 0;
+        if ((!per_cpu && !interval && strncmp(vs->name, "per_type.", 9) != 0) || vs->nreps == 0)
+            continue;
+        const struct rpt_series *s0 = &vs->rep[0];
+        for (int i = 0; i < s0->nrows; i++)
+            for (int c = 1; c < s0->ncols; c++) {
+                csv_field(out, r->scenario);
+                fputc(',', out);
+                csv_field(out, r->machine);
+                fputc(',', out);
+                csv_field(out, var->name);
+                if (per_cpu)
+                    fprintf(out, ",per_cpu.cpu%.0f.", s0->rows[i * s0->ncols]);
+                else if (interval)
+                    fprintf(out, ",interval.%.0fms.", rpt_series_mean(vs, i, 0));
+                else
+                    fprintf(out, ",%s.", vs->name);
+                fprintf(out, "%s,%s,%d", s0->cols[c], csv_series_unit(s0->cols[c]), vs->nreps);
+                double mean = rpt_series_mean(vs, i, c);
+                fprintf(out, isfinite(mean) ? ",%.10g" : ",", mean);
+                fputs(",,,,,,,,,,,,,,,", out);
+                fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
+            }
+    }
+}
+
 static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
@@ -75,10 +118,11 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             if (c && v > 0)
                 csv_comparison(out, c);
             else
-                fputs(",,,,,,,,,,,", out);
+                fputs(",,,,,,,,,,,,", out); /* the 12 comparison columns */
             /* open-loop workloads: yes or no on every row of the variant */
             fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
         }
+        csv_series_rows(r, var, out);
     }
 }
 

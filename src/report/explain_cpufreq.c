@@ -19,7 +19,8 @@ static void explain_cpufreq_cpu(const struct cpufreq_explain *e, int cpu, char *
                      c->governor ? c->governor : "?", c->min_khz / 1000, c->max_khz / 1000,
                      c->cpuinfo_min_khz / 1000, c->cpuinfo_max_khz / 1000);
     if (e->hwp && n > 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, ", EPP %d", c->epp);
+        snprintf(buf + n, size - (size_t)n, ", EPP %d%s", c->epp,
+                 c->epp_pinned ? " (pinned by the performance policy)" : "");
 }
 
 void explain_add_cpufreq(struct explain *x, const struct cpufreq_explain *e)

@@ -1,10 +1,12 @@
 /* explain_idle: the idle lines of `pmlab explain`, printed from what the
  * kernel's idle code resolves (struct idle_explain, kernel/sched/idle.h): the
  * Spectre v2 mitigation, the tick, the cpuidle driver and governor with every
- * state (latency, residency, entry method, the CPUs it is disabled on), and
- * the PM QoS limits as their files read. */
+ * state (latency, residency, entry method, the CPUs it is disabled on, in
+ * capitals when there are any), the states intel_idle.max_cstate removed,
+ * and the PM QoS limits as their files read. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel/sched/idle.h"
 #include "report/explain.h"
@@ -43,14 +45,24 @@ static void explain_idle_states(struct explain *x, const struct idle_explain *e)
     for (int i = 0; i < e->drv.state_count; i++) {
         const struct cpuidle_state *st = &e->drv.states[i];
         char *cpus = explain_cpus(e->state_disabled + (size_t)i * (size_t)e->ncpus, e->ncpus);
+        /* A state disabled anywhere says so in capitals: the governor never
+         * picks it there. */
+        bool disabled = strcmp(cpus, "none") != 0;
         explain_add(x, "cpuidle state%d: %-4s %-12s latency %lld us, residency %lld us, %s%s%s; "
-                    "disabled on cpus: %s", i, st->name, st->desc,
+                    "%s on cpus: %s", i, st->name, st->desc,
                     (long long)(st->exit_latency_ns / 1000),
                     (long long)(st->target_residency_ns / 1000), explain_enter_name(st->enter),
                     st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" : "",
-                    st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "", cpus);
+                    st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "",
+                    disabled ? "DISABLED" : "disabled", cpus);
         free(cpus);
     }
+    /* The kernel stops at max_cstate: the states after it are not in the
+     * driver at all (no stateN directory), which a diff of the state list
+     * alone would not show. */
+    for (int i = 0; i < e->nremoved; i++)
+        explain_add(x, "cpuidle REMOVED: %-4s beyond intel_idle.max_cstate=%d: not registered, "
+                    "no sysfs stateN directory", e->removed[i], e->max_cstate);
 }
 
 /* Per-CPU resume-latency limits, grouped by value in order of first CPU. */

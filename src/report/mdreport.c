@@ -1,5 +1,6 @@
-/* mdreport: Markdown and HTML reports, see mdreport.h. The comparison table
- * is the table format's own text, so the report and the terminal agree. */
+/* mdreport: Markdown and HTML reports, see mdreport.h. The Markdown's
+ * comparison table is the table format's own text, so the report and the
+ * terminal agree; the HTML is report/htmlreport.c. */
 #include "report/mdreport.h"
 
 #include <errno.h>
@@ -7,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/htmlreport.h"
 #include "util/xalloc.h"
 
 static const char *const report_plots[] = { "rt_curve", "primary_metric", "pkg_watts",
-                                            "residency", "latency_cdf", "above_below" };
+                                            "residency", "latency_cdf", "above_below",
+                                            "interval" };
 #define NPLOTS (sizeof report_plots / sizeof report_plots[0])
 
 /* The table format's output as a string (caller frees). */
@@ -71,74 +74,6 @@ static void report_md(FILE *out, const struct rpt_results *r, const struct expla
     }
 }
 
-static void html_escape(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", out);
-        else if (*s == '>')
-            fputs("&gt;", out);
-        else if (*s == '&')
-            fputs("&amp;", out);
-        else
-            fputc(*s, out);
-    }
-}
-
-/* Copy an SVG file into out, skipping its XML prolog. */
-static void html_inline_svg(FILE *out, const char *plots_dir, const char *name)
-{
-    char line[4096]; /* a longer line is copied in pieces; only a prolog is skipped */
-    char *path = xasprintf("%s/%s.svg", plots_dir, name);
-    FILE *f = fopen(path, "r");
-    free(path);
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "<?xml", 5) != 0 && strncmp(line, "<!DOCTYPE", 9) != 0)
-            fputs(line, out);
-    fclose(f);
-}
-
-static void report_html(FILE *out, const struct rpt_results *r, const struct explain *ex,
-                        const char *table, const char *plots_dir)
-{
-    fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pmlab: ");
-    html_escape(out, r->scenario);
-    fprintf(out, "</title><style>body{font-family:sans-serif;max-width:1300px;margin:2em auto}"
-                 "pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style></head><body>\n<h1>pmlab: ");
-    html_escape(out, r->scenario);
-    fprintf(out, "</h1>\n<p>");
-    html_escape(out, r->description ? r->description : "");
-    fprintf(out, "</p>\n<p>machine <b>");
-    html_escape(out, r->machine);
-    fprintf(out, "</b>: ");
-    html_escape(out, r->machine_desc ? r->machine_desc : "");
-    fprintf(out, "<br>seed %llu, %d replications, 95 %% confidence intervals, pmlab %s</p>\n",
-            (unsigned long long)r->seed, r->reps, PMLAB_VERSION);
-    fprintf(out, "<h2>What each variant resolves to</h2>\n");
-    for (int v = 0; v < r->nvariants; v++) {
-        fprintf(out, "<h3>");
-        html_escape(out, r->variants[v].name);
-        fprintf(out, "</h3><pre>");
-        for (int i = 0; i < ex[v].n; i++) {
-            html_escape(out, ex[v].line[i]);
-            fputc('\n', out);
-        }
-        fprintf(out, "</pre>\n");
-    }
-    fprintf(out, "<h2>Results</h2><pre>");
-    html_escape(out, table);
-    fprintf(out, "</pre>\n");
-    for (size_t i = 0; i < NPLOTS; i++)
-        if (report_has_plot(plots_dir, report_plots[i], "svg")) {
-            fprintf(out, "<div>");
-            html_inline_svg(out, plots_dir, report_plots[i]);
-            fprintf(out, "</div>\n");
-        }
-    fprintf(out, "</body></html>\n");
-}
-
 static int report_write(const char *dir, const char *name, const struct rpt_results *r,
                         const struct explain *ex, const char *table, const char *plots_dir,
                         int html, char *msg, size_t msgsize)
@@ -152,7 +87,7 @@ static int report_write(const char *dir, const char *name, const struct rpt_resu
         return -1;
     }
     if (html)
-        report_html(out, r, ex, table, plots_dir);
+        rpt_write_html(out, r, ex, plots_dir, report_plots, NPLOTS);
     else
         report_md(out, r, ex, table, plots_dir);
     errno = 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/cells.h"
 #include "report/results.h"
 
 /* Decimals suited to a magnitude. */
@@ -19,7 +20,7 @@ static int table_prec(double mag)
 
 /* "mean ± half (n)": the replication count beside every interval; one
  * replication has no interval ("mean ± n/a (1)"). */
-static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
+void rpt_cell_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
 {
     double half = (m->ci_hi - m->ci_lo) / 2;
     int prec = table_prec(m->mean);
@@ -34,7 +35,7 @@ static void table_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
 }
 
 /* How the deltas were tested, one line under the header. */
-static void table_method(const struct rpt_results *r, FILE *out)
+void rpt_table_method(const struct rpt_results *r, FILE *out)
 {
     if (r->nvariants < 2)
         return;
@@ -72,7 +73,7 @@ static void table_header(const struct rpt_results *r, FILE *out)
             (unsigned long long)r->seed, r->reps);
     if (r->primary)
         fprintf(out, "primary metric: %s (first, marked *)\n", r->primary);
-    table_method(r, out);
+    rpt_table_method(r, out);
     if (r->nvariants < 2)
         fputc('\n', out);
     for (int v = 0; v < r->nvariants; v++) {
@@ -99,7 +100,7 @@ static void table_header(const struct rpt_results *r, FILE *out)
 
 /* Metrics shown in the turbostat and idle-state blocks rather than the main
  * table, host-wide or over the --cpus CPUs. */
-static bool table_is_turbostat_metric(const char *name)
+bool rpt_is_turbostat_metric(const char *name)
 {
     static const char *const prefixes[] = { "residency.", "core_residency.", "pkg_residency.",
                                             "above_pct.", "below_pct." };
@@ -119,7 +120,7 @@ static const char *table_delta_unit(const struct rpt_comparison *c)
 }
 
 /* The delta, its CI with the replications behind it, and the p-values. */
-static void table_delta_cells(const struct rpt_comparison *c, char *delta, size_t dsize, char *ci,
+void rpt_cell_delta(const struct rpt_comparison *c, char *delta, size_t dsize, char *ci,
                               size_t csize, char *p, char *padj, size_t psize)
 {
     const char *unit = table_delta_unit(c);
@@ -160,14 +161,14 @@ static void table_variant_cells(const struct rpt_results *r, const struct rpt_va
         return;
     }
     char b[64], delta[32], ci[64], p[16], padj[16];
-    table_mean_ci(mv, b, sizeof b);
-    table_delta_cells(c, delta, sizeof delta, ci, sizeof ci, p, padj, sizeof p);
+    rpt_cell_mean_ci(mv, b, sizeof b);
+    rpt_cell_delta(c, delta, sizeof delta, ci, sizeof ci, p, padj, sizeof p);
     fprintf(out, " %-14s %-26s %10s  %-28s %8s %8s  %s", var->name, b, delta, ci, p, padj,
             c->verdict);
 }
 
 /* Notes under the metrics: why a row says n/a, what a non-% delta is. */
-static void table_notes(const struct rpt_results *r, FILE *out)
+void rpt_table_notes(const struct rpt_results *r, FILE *out)
 {
     bool na = false, absolute = false, unpaired = false;
     for (int i = 0; i < r->ncmp; i++) {
@@ -194,7 +195,7 @@ static void table_notes(const struct rpt_results *r, FILE *out)
 static void table_metric_rows(const struct rpt_results *r, const struct rpt_metric *m, FILE *out)
 {
     char a[64], name[RPT_NAME_MAX + 2];
-    table_mean_ci(m, a, sizeof a);
+    rpt_cell_mean_ci(m, a, sizeof a);
     bool primary = r->primary && strcmp(r->primary, m->name) == 0;
     snprintf(name, sizeof name, "%s%s", m->name, primary ? " *" : "");
     fprintf(out, "%-22s %-7s %-26s", name, m->unit, a);
@@ -219,15 +220,15 @@ static void table_metrics(const struct rpt_results *r, FILE *out)
     if (primary)
         table_metric_rows(r, primary, out);
     for (int i = 0; i < base->nmetrics; i++)
-        if (&base->metrics[i] != primary && !table_is_turbostat_metric(base->metrics[i].name))
+        if (&base->metrics[i] != primary && !rpt_is_turbostat_metric(base->metrics[i].name))
             table_metric_rows(r, &base->metrics[i], out);
     fputc('\n', out);
-    table_notes(r, out);
+    rpt_table_notes(r, out);
 }
 
 /* turbostat's column name for a metric: residency.C1 -> C1%, core_residency.C6
  * -> CPU%c6, pkg_residency.PC6 -> Pkg%pc6. NULL for other metrics. */
-static const char *table_turbostat_column(const char *metric, char *buf, size_t size)
+const char *rpt_turbostat_column(const char *metric, char *buf, size_t size)
 {
     const char *dot = strchr(metric, '.');
     if (!dot)
@@ -251,11 +252,11 @@ static const char *table_turbostat_column(const char *metric, char *buf, size_t 
 
 /* Residency columns in turbostat's order: cpuidle states (POLL%, C1%, ..),
  * then core states (CPU%c1, ..), then package states (Pkg%pc2, ..). */
-static const char *const table_turbostat_prefixes[] = { "residency.", "core_residency.",
+const char *const rpt_turbostat_prefixes[3] = { "residency.", "core_residency.",
                                                         "pkg_residency." };
 
 /* The mean of metric prefix+name in var, or NAN. */
-static double table_mean(const struct rpt_variant *var, const char *prefix, const char *name)
+double rpt_prefixed_mean(const struct rpt_variant *var, const char *prefix, const char *name)
 {
     char full[RPT_NAME_MAX];
     snprintf(full, sizeof full, "%s%s", prefix, name);
@@ -279,14 +280,14 @@ static void table_turbostat_cells(const struct rpt_variant *base, const struct r
 {
     char col[RPT_NAME_MAX + 8];
     for (size_t p = 0; p < 3; p++) {
-        const char *kind = table_turbostat_prefixes[p];
+        const char *kind = rpt_turbostat_prefixes[p];
         for (int i = 0; i < base->nmetrics; i++) {
             const char *name = base->metrics[i].name;
             if (strncmp(name, kind, strlen(kind)) != 0 ||
-                !table_turbostat_column(name, col, sizeof col))
+                !rpt_turbostat_column(name, col, sizeof col))
                 continue;
             if (var)
-                table_cell(out, 8, 2, table_mean(var, prefix, name));
+                table_cell(out, 8, 2, rpt_prefixed_mean(var, prefix, name));
             else
                 fprintf(out, " %8s", col);
         }
@@ -323,12 +324,12 @@ static void table_variant_rows(const struct rpt_results *r, const struct rpt_var
 static void table_turbostat_row(const struct rpt_results *r, const struct rpt_variant *var,
                                 const char *prefix, FILE *out)
 {
-    table_cell(out, 7, 2, table_mean(var, prefix, "busy_pct"));
-    table_cell(out, 8, 0, table_mean(var, prefix, "bzy_mhz"));
+    table_cell(out, 7, 2, rpt_prefixed_mean(var, prefix, "busy_pct"));
+    table_cell(out, 8, 0, rpt_prefixed_mean(var, prefix, "bzy_mhz"));
     table_turbostat_cells(&r->variants[0], var, prefix, out);
-    table_cell(out, 8, 2, table_mean(var, prefix, "tick_stopped_pct"));
-    table_cell(out, 8, 2, table_mean(var, prefix, "pkg_watts"));
-    table_cell(out, 8, 2, table_mean(var, prefix, "core_watts"));
+    table_cell(out, 8, 2, rpt_prefixed_mean(var, prefix, "tick_stopped_pct"));
+    table_cell(out, 8, 2, rpt_prefixed_mean(var, prefix, "pkg_watts"));
+    table_cell(out, 8, 2, rpt_prefixed_mean(var, prefix, "core_watts"));
     fputc('\n', out);
 }
 
@@ -374,10 +375,10 @@ static void table_idle_states_row(const struct rpt_results *r, const struct rpt_
             continue;
         snprintf(above, sizeof above, "above_pct.%s", state);
         snprintf(below, sizeof below, "below_pct.%s", state);
-        table_above_below(out, table_mean(var, prefix, above), table_mean(var, prefix, below));
+        table_above_below(out, rpt_prefixed_mean(var, prefix, above), rpt_prefixed_mean(var, prefix, below));
     }
-    table_above_below(out, table_mean(var, prefix, "above_pct"),
-                      table_mean(var, prefix, "below_pct"));
+    table_above_below(out, rpt_prefixed_mean(var, prefix, "above_pct"),
+                      rpt_prefixed_mean(var, prefix, "below_pct"));
     fputc('\n', out);
 }
 
@@ -398,6 +399,95 @@ static void table_idle_states(const struct rpt_results *r, FILE *out)
         table_variant_rows(r, &r->variants[v], width, out, table_idle_states_row);
 }
 
+double rpt_series_mean(const struct rpt_variant_series *vs, int row, int col)
+{
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < vs->nreps; k++) {
+        const struct rpt_series *sr = &vs->rep[k];
+        if (row < sr->nrows && col < sr->ncols) {
+            sum += sr->rows[row * sr->ncols + col];
+            n++;
+        }
+    }
+    return n ? sum / n : NAN;
+}
+
+const char *rpt_series_column(const char *col, char *buf, size_t size)
+{
+    if (strcmp(col, "busy_pct") == 0)
+        return "Busy%";
+    if (strcmp(col, "bzy_mhz") == 0)
+        return "Bzy_MHz";
+    if (strcmp(col, "cpu") == 0)
+        return "CPU";
+    if (strcmp(col, "cpus") == 0)
+        return "CPUs";
+    if (strcmp(col, "time_ms") == 0)
+        return "time_ms";
+    if (strcmp(col, "pkg_watts") == 0)
+        return "PkgWatt";
+    if (strcmp(col, "core_watts") == 0)
+        return "CorWatt";
+    const char *ts = rpt_turbostat_column(col, buf, size);
+    return ts ? ts : col;
+}
+
+int rpt_series_prec(const char *col)
+{
+    return strcmp(col, "bzy_mhz") == 0 || strcmp(col, "cpu") == 0 || strcmp(col, "cpus") == 0 ||
+                   strcmp(col, "time_ms") == 0
+               ? 0
+               : 2;
+}
+
+const struct rpt_variant_series *rpt_series_next(const struct rpt_variant *var,
+                                                 const char *prefix, int *k)
+{
+    for (; *k < var->nseries; ++*k) {
+        const struct rpt_variant_series *vs = &var->series[*k];
+        if (strncmp(vs->name, prefix, strlen(prefix)) == 0 && vs->nreps > 0) {
+            ++*k;
+            return vs;
+        }
+    }
+    return NULL;
+}
+
+/* The rows of every variant's series whose name starts with prefix (per_cpu;
+ * per_type., one series per type, labelled by the type), means over the
+ * replications, under title; nothing when no variant has one. */
+static void table_series_view(const struct rpt_results *r, const char *prefix, const char *title,
+                              FILE *out)
+{
+    bool header = false, typed = strchr(prefix, '.') != NULL;
+    char buf[RPT_NAME_MAX + 8];
+    for (int v = 0; v < r->nvariants; v++) {
+        const struct rpt_variant *var = &r->variants[v];
+        const struct rpt_variant_series *vs;
+        for (int k = 0; (vs = rpt_series_next(var, prefix, &k));) {
+            const struct rpt_series *s0 = &vs->rep[0];
+            if (!header) {
+                fprintf(out, "\n%s\n%-16s", title, "variant");
+                if (typed)
+                    fprintf(out, " %-8s", "type");
+                for (int c = 0; c < s0->ncols; c++)
+                    fprintf(out, " %8s", rpt_series_column(s0->cols[c], buf, sizeof buf));
+                fputc('\n', out);
+                header = true;
+            }
+            for (int i = 0; i < s0->nrows; i++) {
+                fprintf(out, "%-16s", var->name);
+                if (typed)
+                    fprintf(out, " %-8s", vs->name + strlen(prefix));
+                for (int c = 0; c < s0->ncols; c++)
+                    table_cell(out, 8, rpt_series_prec(s0->cols[c]), rpt_series_mean(vs, i, c));
+                fputc('\n', out);
+            }
+        }
+    }
+}
+
 static void table_render(const struct rpt_results *r, FILE *out)
 {
     table_header(r, out);
@@ -405,6 +495,10 @@ static void table_render(const struct rpt_results *r, FILE *out)
         return;
     table_metrics(r, out);
     table_turbostat(r, out);
+    table_series_view(r, "per_type.", "turbostat view per core type (--per-cpu; means)", out);
+    table_series_view(r, "per_cpu", "turbostat view per CPU (--per-cpu; means)", out);
+    table_series_view(r, "interval", "turbostat --interval: each interval of the window, ending "
+                      "at time_ms (means over replications)", out);
     table_idle_states(r, out);
 }
 

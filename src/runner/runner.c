@@ -72,6 +72,8 @@ static void job_run(struct pool *p, int j)
     world_init(&w, s->machine, &s->variants[v].kp, &key);
     kvm_create_vms(&w, s->vms, s->nvms);
     w.report_cpus = s->report_cpus;
+    w.report_per_cpu = s->report_per_cpu;
+    w.interval_ns = (sim_time_t)s->report_interval_ms * SIM_NS_PER_MS;
     w.wl_affinity = s->wl_affinity;
     struct job_slot *slot = &p->slot[j];
     if (s->wl->run(&w, p->wl_cfg, point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)

@@ -50,6 +50,8 @@ struct scenario {
     struct kvm_vm_config *vms;  /* [vm NAME] sections, in file order */
     int nvms;
     bool *report_cpus;          /* [machine->ncpus]: [report] cpus; NULL when not set */
+    bool report_per_cpu;        /* --per-cpu: the per_cpu and per_type.* series */
+    int64_t report_interval_ms; /* --interval: the interval series' period; 0 = none */
     bool *wl_affinity;          /* [machine->ncpus]: [workload] affinity, the CPUs the
                                  * workload's threads may run on; NULL: every CPU */
 };

@@ -30,7 +30,7 @@ struct rpt_metric_value {
     double value;
 };
 
-#define RPT_SERIES_MAX_COLS 8
+#define RPT_SERIES_MAX_COLS 16
 
 /* A named table a run produces besides its metrics (jbb's RT curve: one row
  * per injection step). Rows are doubles, row-major. */

@@ -25,3 +25,20 @@ set +e
 set -e
 [ $rc -eq 2 ] && grep -q 'bad-state-index.ini:8:' "$T/e" || fail "bad scenario: exit $rc"
 echo "ok - explain --variant and bad input"
+
+# Removed and disabled states are shown and marked; the EPP shown is the one
+# the model asks the hardware for.
+X=tests/data/scenarios/explain-removed.ini
+"$P" explain "$X" >"$T/x.txt" 2>/dev/null || fail "explain $X"
+sed -n '/^variant mc1/,/^$/p' "$T/x.txt" >"$T/mc1.txt"
+grep -q '^\* cpuidle REMOVED: C1E  beyond intel_idle.max_cstate=1' "$T/mc1.txt" &&
+    grep -q '^\* cpuidle REMOVED: C6   beyond intel_idle.max_cstate=1' "$T/mc1.txt" ||
+    fail "max_cstate=1: removed states not shown and marked"
+! grep -q 'REMOVED: C1 ' "$T/mc1.txt" || fail "C1 (kept) shown as removed"
+sed -n '/^variant c6off/,/^$/p' "$T/x.txt" | grep -q '^\* cpuidle state3: C6 .*; DISABLED on cpus: 3$' ||
+    fail "disabled state not marked"
+sed -n '/^variant perf/,/^$/p' "$T/x.txt" |
+    grep -q '^\* cpufreq cpus 0-111: governor performance, .*, EPP 0 (pinned by the performance policy)$' ||
+    fail "performance governor: EPP not the pinned 0"
+sed -n '/^variant base/,/^$/p' "$T/x.txt" | grep -q 'EPP 128$' || fail "powersave: EPP 128"
+echo "ok - explain: removed and disabled states marked, the EPP the model uses"

@@ -175,7 +175,9 @@ struct cpufreq_explain_cpu {
     const char *governor;       /* scaling_governor (the policy, for a setpolicy driver) */
     uint32_t min_khz, max_khz;  /* scaling_min_freq, scaling_max_freq */
     uint32_t cpuinfo_min_khz, cpuinfo_max_khz;
-    int epp;                    /* energy_performance_preference, with HWP */
+    int epp;                    /* the EPP of the HWP request the model uses, with HWP */
+    bool epp_pinned;            /* the performance policy pins it to 0, whatever the
+                                 * energy_performance_preference setting [F4] */
 };
 struct cpufreq_explain {
     const char *driver;         /* NULL: no driver, every core at its base frequency */

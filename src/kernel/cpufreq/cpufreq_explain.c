@@ -33,7 +33,10 @@ void cpufreq_explain(const struct hw_machine *m, const struct kparams *kp,
             .max_khz = p->max_khz,
             .cpuinfo_min_khz = p->cpuinfo_min_khz,
             .cpuinfo_max_khz = p->cpuinfo_max_khz,
-            .epp = p->epp,
+            /* What the hardware is asked for (intel_pstate_hwp_update_request),
+             * not the setting it may override. */
+            .epp = p->hwp_req.epp,
+            .epp_pinned = p->hwp_req.epp != p->epp,
         };
     }
     world_destroy(&w);

@@ -427,6 +427,14 @@ static void intel_idle_mark_off(struct cpuidle_driver *drv, struct intel_idle_in
     info->off_by_default[drv->state_count] = true;
 }
 
+/* A usable state beyond max_cstate: the kernel skips it (the loop ends
+ * there); explain names it. */
+static void intel_idle_note_removed(struct intel_idle_info *info, const char *name)
+{
+    if (info->nremoved < CPUIDLE_STATE_MAX)
+        snprintf(info->removed[info->nremoved++], CPUIDLE_NAME_LEN, "%s", name);
+}
+
 /* intel_idle_init_cstates_icpu: the static table, state by state. */
 static void intel_idle_init_cstates_icpu(const struct hw_machine *m, const struct kparams *kp,
                                          const struct idle_cpu *icpu,
@@ -440,13 +448,15 @@ static void intel_idle_init_cstates_icpu(const struct hw_machine *m, const struc
     info->c1e_promotion = intel_idle_state_table_update(m, icpu, o, table, info->c1e_promotion);
 
     for (int pos = 0; pos < n && drv->state_count < CPUIDLE_STATE_MAX; pos++) {
-        if (intel_idle_max_cstate_reached(o, pos))
-            break;
         const struct intel_idle_cstate *c = &table[pos];
         if (c->flags & CPUIDLE_FLAG_UNUSABLE)
             continue;
         if (!intel_idle_verify_cstate(m, c->mwait_hint))
             continue;
+        if (intel_idle_max_cstate_reached(o, pos)) {
+            intel_idle_note_removed(info, c->name);
+            continue;
+        }
         struct cpuidle_state *s = &drv->states[drv->state_count];
         snprintf(s->name, sizeof s->name, "%s", c->name);
         snprintf(s->desc, sizeof s->desc, "MWAIT 0x%02x", (unsigned)c->mwait_hint);
@@ -471,8 +481,12 @@ static void intel_idle_init_cstates_acpi(const struct intel_idle_opts *o,
 {
     for (int i = 0; i < cst->count && drv->state_count < CPUIDLE_STATE_MAX; i++) {
         int cstate = i + 1;     /* _CST index; state 0 is POLL */
-        if (intel_idle_max_cstate_reached(o, cstate - 1))
-            break;
+        if (intel_idle_max_cstate_reached(o, cstate - 1)) {
+            char name[CPUIDLE_NAME_LEN];
+            snprintf(name, sizeof name, "C%u_ACPI", (unsigned)(unsigned char)cstate);
+            intel_idle_note_removed(info, name);
+            continue;
+        }
         const struct acpi_cst_entry *cx = &cst->states[i];
         struct cpuidle_state *s = &drv->states[drv->state_count];
         /* cstate < ACPI_CST_MAX: the cast only tells the compiler so. */
@@ -573,6 +587,7 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
     info->table = icpu ? icpu->name : "acpi";
     info->kernel_ibrs = o.kernel_ibrs;
     info->smt_active = o.smt_active;
+    info->max_cstate = o.max_cstate;
     if (icpu)
         intel_idle_init_cstates_icpu(m, kp, icpu, &o, &cst, drv, info);
     else

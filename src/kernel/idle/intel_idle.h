@@ -55,6 +55,11 @@ struct intel_idle_info {
     enum intel_idle_c1e_promotion c1e_promotion;
     /* The OFF flag of each state: sysfs `disable` starts at 1 (user may clear). */
     bool off_by_default[CPUIDLE_STATE_MAX];
+    /* The usable states intel_idle.max_cstate (max_cstate) left out of the
+     * driver: they have no sysfs directory at all. */
+    int max_cstate;
+    int nremoved;
+    char removed[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 };
 
 /* Build drv for machine m under the variant's knobs (intel_idle_init). Returns

@@ -55,7 +55,8 @@ static sim_time_t idle_tick_period_ns(const struct world *w)
  * cpuidle.off or idle=halt/nomwait (no cpuidle driver: default_idle), then
  * intel_idle on the machine. Fills drv when a driver registers. */
 static enum idle_mode idle_probe(const struct hw_machine *m, const struct kparams *kp,
-                                 struct cpuidle_driver *drv, char *why, size_t whysize)
+                                 struct cpuidle_driver *drv, struct intel_idle_info *info,
+                                 char *why, size_t whysize)
 {
     int64_t idle_opt = kparams_get(kp, "idle", 0, -1); /* "", poll, halt, nomwait */
     if (idle_opt == 1) {
@@ -66,11 +67,10 @@ static enum idle_mode idle_probe(const struct hw_machine *m, const struct kparam
         str_copy(why, whysize, "cpuidle.off=1: default_idle (HLT)");
         return IDLE_MODE_HALT;
     }
-    struct intel_idle_info info;
-    if (intel_idle_init(m, kp, drv, &info, why, whysize) != 0)
+    if (intel_idle_init(m, kp, drv, info, why, whysize) != 0)
         return IDLE_MODE_HALT;
     for (int i = 0; i < drv->state_count; i++)
-        if (info.off_by_default[i])
+        if (info->off_by_default[i])
             drv->states[i].flags |= CPUIDLE_FLAG_OFF;
     return IDLE_MODE_CPUIDLE;
 }
@@ -81,7 +81,8 @@ int idle_validate(const struct hw_machine *m, const struct kparams *kp, const ch
     struct cpuidle_driver drv;
     char why[128] = "";
     memset(&drv, 0, sizeof drv);
-    enum idle_mode mode = idle_probe(m, kp, &drv, why, sizeof why);
+    struct intel_idle_info info;
+    enum idle_mode mode = idle_probe(m, kp, &drv, &info, why, sizeof why);
     const struct kparam *gp = kparam_find("cpuidle.governor");
     for (int i = 0; i < kp->nset; i++) {
         const struct ksetting *s = &kp->set[i];
@@ -185,7 +186,9 @@ void idle_init(struct world *w)
     is->wake_irq_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_irq_ns");
     is->wake_switch_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_switch_ns");
     is->cpu = xcalloc((size_t)n, sizeof *is->cpu);
-    is->mode = idle_probe(w->machine, w->kp, &is->drv, is->why_no_driver, sizeof is->why_no_driver);
+    struct intel_idle_info info;
+    is->mode = idle_probe(w->machine, w->kp, &is->drv, &info, is->why_no_driver,
+                          sizeof is->why_no_driver);
     for (int cpu = 0; cpu < n; cpu++) {
         sim_event_init(&is->cpu[cpu].tick_ev, idle_tick_fired);
         sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);
@@ -228,9 +231,13 @@ void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct i
     e->spectre_v2 = spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
     e->hz = idle_hz(kp);
     e->nohz = idle_nohz(kp);
-    e->mode = idle_probe(m, kp, &e->drv, e->why_no_driver, sizeof e->why_no_driver);
+    struct intel_idle_info info;
+    e->mode = idle_probe(m, kp, &e->drv, &info, e->why_no_driver, sizeof e->why_no_driver);
     e->ncpus = m->ncpus;
     if (e->mode == IDLE_MODE_CPUIDLE) {
+        e->max_cstate = info.max_cstate;
+        e->nremoved = info.nremoved;
+        memcpy(e->removed, info.removed, sizeof e->removed);
         e->governor = idle_pick_governor(kp)->name;
         e->state_disabled = xcalloc((size_t)e->drv.state_count * (size_t)m->ncpus,
                                     sizeof *e->state_disabled);

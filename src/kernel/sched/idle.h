@@ -107,6 +107,10 @@ struct idle_explain {
     int64_t cpu_dma_latency_us;         /* /dev/cpu_dma_latency */
     bool cpu_dma_latency_set;           /* by the variant; else the default, no limit */
     int64_t *resume_latency_us;         /* [ncpus] pm_qos_resume_latency_us */
+    /* The usable states intel_idle.max_cstate=max_cstate kept out of the
+     * driver (intel_idle_info.removed), when mode == CPUIDLE. */
+    int max_cstate, nremoved;
+    char removed[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
 };
 
 /* Fill e for kp on m (arrays allocated; free with idle_explain_free). */
