@@ -15,7 +15,7 @@
 #                   row each, into docs/validation.md (minutes; not a test)
 
 CC      ?= cc
-PKGS    := inih gsl jansson
+PKGS    := inih gsl jansson sqlite3 nettle
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
@@ -41,6 +41,12 @@ else
   LDSAN    :=
 endif
 B       := build/$(V)
+# The commit a sweep database records as provenance (src/sweep/store.c):
+# only that object is rebuilt when it changes.
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+$(shell mkdir -p $(B) && echo '$(GIT_COMMIT)' | cmp -s - $(B)/git-commit || echo '$(GIT_COMMIT)' >$(B)/git-commit)
+$(B)/src/sweep/store.o: $(B)/git-commit
+$(B)/src/sweep/store.o: CFLAGS_ALL += -DPMLAB_GIT_COMMIT='"$(GIT_COMMIT)"'
 CFLAGS_ALL := $(BASEFLAGS) $(OPTFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(LDSAN) $(PKG_LIBS) -lpthread -lm
 

@@ -25,7 +25,7 @@
 #include "util/suggest.h"
 #include "util/xalloc.h"
 
-enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_VARIANT0 };
+enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_VARIANT0 };
 /* [vm NAME] sections are numbered from here, above any variant's number. */
 #define SEC_VM0 (1 << 20)
 
@@ -105,7 +105,8 @@ static int scn_vm_section(struct scn_parse *st, const char *name, int line, stru
 
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
-    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report" };
+    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report",
+                                                     "sweep" };
     struct scn_parse *st = ctx;
     for (int i = 0; i < SEC_VARIANT0; i++) {
         if (strcmp(name, fixed[i]) != 0)
@@ -130,7 +131,7 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
         return scn_vm_section(st, vmname, line, d);
     }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick, report, variant NAME or vm NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, variant NAME or vm NAME)",
                       name);
 }
 
@@ -611,7 +612,7 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
 
 /* --set: the sections a SECTION.KEY may name. */
 static const char *const scn_set_sections[] = { "scenario", "workload", "quick", "report",
-                                                "variant", "vm", "machine" };
+                                                "sweep", "variant", "vm", "machine" };
 
 /* Remove every earlier value of (sec, key): a --set replaces them. */
 static void scn_drop_key(struct scn_parse *st, int sec, const char *key)
@@ -714,25 +715,27 @@ static int scn_set_vm(struct scn_parse *st, const char *origin, const char *rest
 }
 
 /* One --set SECTION.KEY=VALUE (scenario_load_opts.sets). */
-static int scn_apply_set(struct scn_parse *st, const char *arg, struct diag *d)
+static int scn_apply_set(struct scn_parse *st, const char *text, const char *label,
+                         struct diag *d)
 {
     st->origins = xreallocarray(st->origins, (size_t)st->norigins + 1, sizeof *st->origins);
-    const char *text = st->origins[st->norigins++] = xasprintf("--set %s", arg);
-    text += 6;
+    const char *origin = st->origins[st->norigins++] =
+        label ? xstrdup(label) : xasprintf("--set %s", text);
     const char *eq = strchr(text, '=');
     size_t sec_len = strcspn(text, ".=");
     if (!eq || text[sec_len] != '.' || sec_len == 0 || text + sec_len + 1 >= eq)
-        return diag_error(d, "--set", 0, "'%s': expected SECTION.KEY=VALUE (e.g. workload.load=0.5)",
-                          arg);
+        return diag_error(d, label ? label : "--set", 0,
+                          "'%s': expected SECTION.KEY=VALUE (e.g. workload.load=0.5)", text);
     char *lhs = xasprintf("%.*s", (int)(eq - text), text);
     char *section = xasprintf("%.*s", (int)sec_len, text);
     const char *rest = lhs + sec_len + 1, *value = eq + 1;
     int rc = 0;
-    const char *origin = text - 6;
     if (strcmp(section, "variant") == 0) {
         rc = scn_set_variant(st, origin, rest, value, d);
     } else if (strcmp(section, "vm") == 0) {
         rc = scn_set_vm(st, origin, rest, value, d);
+    } else if (strcmp(section, "sweep") == 0) {
+        rc = diag_error(d, origin, 0, "[sweep] is the grid of 'pmlab sweep' (--grid KEY=V1,V2)");
     } else if (strcmp(section, "machine") == 0) {
         rc = diag_error(d, origin, 0, "machine files are not overridden from the command line: "
                         "scenario.machine=NAME runs another machine");
@@ -764,7 +767,8 @@ static int scn_apply_sets(struct scn_parse *st, const struct scenario_load_opts 
                           struct diag *d)
 {
     for (int i = 0; opts && i < opts->nsets; i++)
-        if (scn_apply_set(st, opts->sets[i], d) != 0)
+        if (scn_apply_set(st, opts->sets[i], opts->set_labels ? opts->set_labels[i] : NULL,
+                          d) != 0)
             return -1;
     return 0;
 }

@@ -7,6 +7,8 @@
  *                and workload.KEY: that variant's own value of a workload key
  *   [vm X]       a guest: vcpus, pin, guest_cpuidle, ... (docs/vms.md)
  *   [report]     cpus = LIST: also report the per-CPU metrics over these CPUs
+ *   [sweep]      SECTION.KEY = V1, V2, ...: the grid of `pmlab sweep`
+ *                (sweep/sweep.h; a run ignores it)
  *
  * Everything is checked at load time against the machine, the knob registry
  * and the workload's parameter table, so a run never starts on a typo: the
@@ -72,6 +74,9 @@ struct scenario_load_opts {
      * the file's value. Errors name the --set text. */
     const char *const *sets;
     int nsets;
+    /* [nsets] or NULL: what names each set in messages ("--grid
+     * workload.load=7"); a NULL entry is "--set TEXT". */
+    const char *const *set_labels;
 };
 
 /* Load and validate path. NULL with d set on any error. */
