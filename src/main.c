@@ -17,6 +17,7 @@ static const struct cli_command *const commands[] = {
     &cli_params_command,
     &cli_sweep_command,
     &cli_export_command,
+    &cli_merge_command,
     NULL,
 };
 

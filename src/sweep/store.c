@@ -1,6 +1,7 @@
 /* store: SQLite results of a sweep, see store.h. */
 #include "sweep/store.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <nettle/sha2.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/xalloc.h"
 
@@ -500,4 +502,156 @@ void store_reader_close(struct store_reader *rd)
     free(rd->axis_keys);
     free(rd->identity);
     memset(rd, 0, sizeof *rd);
+}
+
+/* Every input holds the same sweep as the first. */
+static int store_merge_check_identity(struct store_reader *rd, const char *const *inputs, int n,
+                                      char *msg, size_t msgsize)
+{
+    for (int i = 1; i < n; i++) {
+        if (strcmp(rd[i].identity, rd[0].identity) == 0)
+            continue;
+        /* Name the first key that differs. */
+        const char *a = rd[0].identity, *b = rd[i].identity;
+        while (*a && *a == *b) {
+            a++;
+            b++;
+        }
+        while (a > rd[0].identity && a[-1] != '\n') {
+            a--;
+            b--;
+        }
+        snprintf(msg, msgsize, "%s and %s are not the same sweep: '%.*s' against '%.*s'",
+                 inputs[0], inputs[i], (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+        return -1;
+    }
+    return 0;
+}
+
+/* No point in two inputs, none missing. */
+static int store_merge_check_points(struct store_reader *rd, const char *const *inputs, int n,
+                                    char *msg, size_t msgsize)
+{
+    long np = rd[0].npoints;
+    int *owner = xcalloc((size_t)np + 1, sizeof *owner);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(rd[i].db, "SELECT point FROM points", -1, &q, NULL) != SQLITE_OK)
+            break;
+        while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+            long p = (long)sqlite3_column_int64(q, 0);
+            if (p < 0 || p >= np) {
+                snprintf(msg, msgsize, "%s: point %ld is outside the sweep's %ld", inputs[i], p, np);
+                rc = -1;
+            } else if (owner[p]) {
+                snprintf(msg, msgsize, "point %ld is in both %s and %s (overlapping shards)", p,
+                         inputs[owner[p] - 1], inputs[i]);
+                rc = -1;
+            } else {
+                owner[p] = i + 1;
+            }
+        }
+        sqlite3_finalize(q);
+    }
+    long missing = 0, first = -1;
+    for (long p = 0; rc == 0 && p < np; p++)
+        if (!owner[p] && missing++ == 0)
+            first = p;
+    if (rc == 0 && missing) {
+        snprintf(msg, msgsize, "%ld of the sweep's %ld points are in no input (the first: point "
+                 "%ld): a shard is missing or unfinished (--resume it)", missing, np, first);
+        rc = -1;
+    }
+    free(owner);
+    return rc;
+}
+
+/* Copy every input into the new database db. */
+static int store_merge_copy(sqlite3 *db, const char *const *inputs, int n, char *msg,
+                            size_t msgsize)
+{
+    char err[300];
+    if (store_exec(db, "PRAGMA journal_mode=DELETE; BEGIN;", err, sizeof err) ||
+        store_exec(db, store_schema, err, sizeof err))
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS src", -1, &q, NULL) != SQLITE_OK) {
+            snprintf(err, sizeof err, "%s", sqlite3_errmsg(db));
+            goto fail;
+        }
+        sqlite3_bind_text(q, 1, inputs[i], -1, SQLITE_STATIC);
+        int rc = sqlite3_step(q);
+        sqlite3_finalize(q);
+        if (rc != SQLITE_DONE) {
+            snprintf(err, sizeof err, "%s: %s", inputs[i], sqlite3_errmsg(db));
+            goto fail;
+        }
+        /* Rows in point order, each point's in the order stored, so the
+         * merged database reads back as an unsharded run's does. */
+        if ((i == 0 && store_exec(db,
+                                  "INSERT INTO sweep SELECT * FROM src.sweep;"
+                                  "INSERT INTO provenance SELECT * FROM src.provenance;"
+                                  "INSERT INTO scenario SELECT * FROM src.scenario;"
+                                  "INSERT INTO axes SELECT * FROM src.axes;",
+                                  err, sizeof err)) ||
+            store_exec(db,
+                       "INSERT INTO points SELECT * FROM src.points;"
+                       "INSERT INTO point_keys SELECT * FROM src.point_keys;"
+                       "INSERT INTO results SELECT * FROM src.results ORDER BY point, variant, "
+                       "replication, rowid;"
+                       "INSERT OR IGNORE INTO provenance SELECT * FROM src.provenance;",
+                       err, sizeof err) ||
+            store_exec(db, "COMMIT; DETACH DATABASE src; BEGIN;", err, sizeof err))
+            goto fail;
+    }
+    if (store_exec(db, "INSERT OR REPLACE INTO provenance VALUES('shard', 'merged');COMMIT;", err,
+                   sizeof err) == 0)
+        return 0;
+fail:
+    snprintf(msg, msgsize, "merging: %s", err);
+    return -1;
+}
+
+int store_merge(const char *const *inputs, int n, const char *out, bool *bad_input, char *msg,
+                size_t msgsize)
+{
+    *bad_input = true;
+    struct store_reader *rd = xcalloc((size_t)n, sizeof *rd);
+    int opened = 0, rc = 0;
+    for (; opened < n && rc == 0; opened++)
+        rc = store_reader_open(&rd[opened], inputs[opened], msg, msgsize);
+    if (rc != 0)
+        opened--;
+    if (rc == 0)
+        rc = store_merge_check_identity(rd, inputs, n, msg, msgsize);
+    if (rc == 0)
+        rc = store_merge_check_points(rd, inputs, n, msg, msgsize);
+    for (int i = 0; i < opened; i++)
+        store_reader_close(&rd[i]);
+    free(rd);
+    if (rc != 0)
+        return -1;
+    *bad_input = false;
+    char *tmp = xasprintf("%s.tmp-%ld", out, (long)getpid());
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        snprintf(msg, msgsize, "cannot create %s: %s", tmp, db ? sqlite3_errmsg(db) : "out of memory");
+        rc = -1;
+    } else {
+        rc = store_merge_copy(db, inputs, n, msg, msgsize);
+    }
+    if (sqlite3_close(db) != SQLITE_OK && rc == 0) {
+        snprintf(msg, msgsize, "cannot close %s", tmp);
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, out) != 0) {
+        snprintf(msg, msgsize, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        remove(tmp);
+    free(tmp);
+    return rc;
 }

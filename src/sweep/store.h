@@ -82,6 +82,13 @@ int store_reader_rows(struct store_reader *rd, int (*fn)(void *ctx, const struct
 char *store_reader_get(struct store_reader *rd, const char *table, const char *key);
 void store_reader_close(struct store_reader *rd);
 
+/* Join the databases of one sweep's shards (inputs[n]) into a new database
+ * at out (built beside it and renamed into place). They must hold the same
+ * sweep (identity), no point twice and together every point. Returns 0, or
+ * -1 with msg; *bad_input when the inputs are at fault (exit 2). */
+int store_merge(const char *const *inputs, int n, const char *out, bool *bad_input, char *msg,
+                size_t msgsize);
+
 /* The SHA-256 of the file at path, as 64 hex digits into hex[65]; "" when
  * it cannot be read. */
 void store_file_sha256(const char *path, char hex[65]);

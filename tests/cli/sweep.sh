@@ -114,6 +114,27 @@ else
     echo "ok - plots # SKIP gnuplot not installed"
 fi
 
+# Shards (a Slurm job array) and merge: equal to the unsharded sweep.
+for i in 0 1 2; do
+    "$P" sweep "$SW" $G --grid workload.load=0.2,0.5 --shard $i/3 >/dev/null || fail "--shard $i/3"
+done
+[ -f tiny.shard2-of-3.db ] || fail "no default shard database name"
+"$P" merge tiny.shard0-of-3.db tiny.shard1-of-3.db tiny.shard2-of-3.db -o merged.db || fail "merge"
+"$P" export merged.db | cmp -s - two.csv || fail "merged shards differ from the unsharded sweep"
+badm() {
+    want=$1; shift
+    set +e
+    "$P" merge "$@" >/dev/null 2>e; rc=$?
+    set -e
+    [ $rc -eq 2 ] && grep -q -- "$want" e || fail "merge $*: exit $rc: $(cat e)"
+}
+badm "1 of the sweep's 2 points are in no input (the first: point 1)" tiny.shard0-of-3.db tiny.shard2-of-3.db -o m2.db
+badm "point 0 is in both" tiny.shard0-of-3.db two.db -o m2.db
+badm "not the same sweep: 'grid=workload.load=0.2,0.5' against 'grid=workload.load=0.5'" two.db one.db -o m2.db
+badm "merged.db exists" two.db -o merged.db
+[ ! -e m2.db ] || fail "a failed merge left its output"
+ok "--shard I/N and merge: equal to the unsharded sweep; gaps, overlaps, other sweeps: exit 2"
+
 # [sweep] in the file is the same grid as --grid.
 { cat "$SW"; printf '\n[sweep]\nworkload.load = 0.2, 0.5\n'; } >file.ini
 "$P" sweep file.ini $G --db file.db >/dev/null || fail "[sweep] run"
