@@ -4,8 +4,9 @@
 set -eu
 # clang and libclang-rt-dev (libFuzzer, only recommended by clang, so named
 # here): the fuzz targets (make fuzz, and briefly in make test).
-# libsqlite3-dev and nettle-dev (SHA-256): the sweep results database.
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev libsqlite3-dev nettle-dev"
+# libsqlite3-dev and nettle-dev (SHA-256): the sweep results database;
+# libopenmpi-dev and openmpi-bin: pmlab-mpi (make MPI=1, and its test).
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev libsqlite3-dev nettle-dev libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

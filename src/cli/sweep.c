@@ -63,19 +63,6 @@ static void sweep_usage(void)
            "130/143 interrupted: every point committed before stays in the database.\n");
 }
 
-#define SWEEP_MAX_OPTS 256
-
-struct sweep_args {
-    struct sweep_spec spec;
-    const char *sets[SWEEP_MAX_OPTS];
-    int nsets;
-    const char *db, *output, *plot_dir;
-    const char *format;
-    bool resume, quiet, seed_set;
-    int jobs;
-    struct sweep_shard shard;
-};
-
 static int sweep_parse_int(const char *opt, const char *text, int64_t min, int64_t max,
                            int64_t *out)
 {
@@ -106,7 +93,7 @@ int cli_parse_shard(const char *cmd, const char *text, struct sweep_shard *out)
     return 0;
 }
 
-static int sweep_parse_option(struct sweep_args *a, int c)
+static int sweep_parse_option(struct cli_sweep *a, int c)
 {
     int64_t v;
     char msg[300];
@@ -118,13 +105,13 @@ static int sweep_parse_option(struct sweep_args *a, int c)
         }
         return 0;
     case 'S':
-        if (a->nsets == SWEEP_MAX_OPTS) {
-            fprintf(stderr, "pmlab sweep: at most %d --set options\n", SWEEP_MAX_OPTS);
+        if (a->nsets == CLI_SWEEP_MAX_OPTS) {
+            fprintf(stderr, "pmlab sweep: at most %d --set options\n", CLI_SWEEP_MAX_OPTS);
             return -1;
         }
         a->sets[a->nsets++] = optarg;
         return 0;
-    case 'd': a->db = optarg; return 0;
+    case 'd': a->db_opt = optarg; return 0;
     case 'R': a->resume = true; return 0;
     case 'x': return cli_parse_shard("sweep", optarg, &a->shard);
     case 'f': a->format = optarg; return 0;
@@ -154,7 +141,7 @@ static int sweep_parse_option(struct sweep_args *a, int c)
 }
 
 /* Parse argv; 0, 1 for --help, -1 for bad input. */
-static int sweep_parse_args(int argc, char **argv, struct sweep_args *a)
+static int sweep_parse_args(int argc, char **argv, struct cli_sweep *a)
 {
     static const struct option longopts[] = {
         { "grid", required_argument, NULL, 'g' },   { "set", required_argument, NULL, 'S' },
@@ -189,7 +176,7 @@ static int sweep_parse_args(int argc, char **argv, struct sweep_args *a)
     return 0;
 }
 
-int cli_sweep_prepare(struct sweep_spec *spec, bool seed_set, struct scenario **base)
+int cli_sweep_prepare(struct sweep_spec *spec, bool seed_set, struct scenario **base, bool check)
 {
     struct diag d = { 0 };
     /* Axes written in the file, after --grid's (which win). */
@@ -205,7 +192,7 @@ int cli_sweep_prepare(struct sweep_spec *spec, bool seed_set, struct scenario **
     }
     if (!seed_set)
         spec->seed = (*base)->seed;
-    if (sweep_check(spec, &d) != 0) {
+    if (check && sweep_check(spec, &d) != 0) {
         fprintf(stderr, "%s\n", d.msg);
         scenario_free(*base);
         *base = NULL;
@@ -256,32 +243,6 @@ void cli_sweep_progress(const char *name, long done, long total, double t0, cons
             el, label ? ": " : "", label ? label : "");
     if (done == total)
         fputc('\n', stderr);
-}
-
-/* Run the points of todo one after another, committing each. */
-static int sweep_run_local(const struct sweep_args *a, const char *name, struct sweep_store *st,
-                           const long *todo, long ntodo)
-{
-    bool progress = !a->quiet && isatty(STDERR_FILENO);
-    double t0 = sweep_now_s();
-    for (long i = 0; i < ntodo; i++) {
-        struct sweep_result r;
-        char err[512];
-        int rc = sweep_run_point(&a->spec, todo[i], a->jobs, &r, err, sizeof err);
-        if (rc == 0 && store_commit_point(st, &a->spec, &r, err, sizeof err) != 0)
-            rc = -1;
-        char *label = sweep_point_label(&a->spec.grid, todo[i]);
-        if (rc != 0)
-            fprintf(stderr, "%spmlab sweep: point %ld (%s): %s\n", progress ? "\n" : "", todo[i],
-                    label, err);
-        else if (progress)
-            cli_sweep_progress(name, i + 1, ntodo, t0, label);
-        free(label);
-        sweep_result_free(&r);
-        if (rc != 0)
-            return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-    }
-    return 0;
 }
 
 int cli_sweep_finish(const char *db, const char *output, const char *format, const char *plot_dir,
@@ -351,56 +312,124 @@ int cli_sweep_finish(const char *db, const char *output, const char *format, con
     return rc;
 }
 
+int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
+{
+    memset(a, 0, sizeof *a);
+    a->format = "table";
+    a->shard.count = 1;
+    int prc = sweep_parse_args(argc, argv, a);
+    a->spec.sets = a->sets;
+    a->spec.nsets = a->nsets;
+    if (prc != 0 || cli_sweep_prepare(&a->spec, a->seed_set, &a->base, !worker) != 0) {
+        sweep_grid_free(&a->spec.grid);
+        return prc > 0 ? (sweep_usage(), CLI_SWEEP_HELP) : EXIT_BAD_INPUT;
+    }
+    if (worker)
+        return 0;
+    a->db = a->db_opt ? xstrdup(a->db_opt) : cli_sweep_default_db(a->base, a->output, &a->shard);
+    struct store_identity id;
+    store_identity_of(&a->spec, a->base, &id);
+    char shard[48] = "", msg[600];
+    if (a->shard.count > 1)
+        snprintf(shard, sizeof shard, "%ld/%ld", a->shard.index, a->shard.count);
+    bool bad_input;
+    a->st = store_open(a->db, a->resume, &id, &a->spec, shard, &bad_input, msg, sizeof msg);
+    store_identity_free(&id);
+    if (!a->st) {
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+        return cli_sweep_close(a, bad_input ? EXIT_BAD_INPUT : EXIT_RUN_FAILED);
+    }
+    a->todo = sweep_todo(&a->spec, &a->shard, a->st, &a->ntodo, &a->nshard);
+    if (!a->quiet)
+        fprintf(stderr, "pmlab sweep: %s: %ld points x %d variants into %s (%ld to run)\n",
+                a->base->name, a->nshard, a->base->nvariants, a->db, a->ntodo);
+    return 0;
+}
+
+int cli_sweep_close(struct cli_sweep *a, int rc)
+{
+    if (a->st) {
+        store_close(a->st);
+        a->st = NULL;
+        if (rc == 0)
+            rc = cli_sweep_finish(a->db, a->output, a->format, a->plot_dir, a->spec.primary,
+                                  a->quiet);
+    }
+    free(a->todo);
+    free(a->db);
+    scenario_free(a->base);
+    sweep_grid_free(&a->spec.grid);
+    memset(a, 0, sizeof *a);
+    return rc;
+}
+
+int cli_sweep_commit(struct cli_sweep *a, long i, const struct sweep_result *r, int rc,
+                     const char *err, double t0)
+{
+    char msg[512];
+    bool progress = !a->quiet && isatty(STDERR_FILENO);
+    if (rc == 0 && store_commit_point(a->st, &a->spec, r, msg, sizeof msg) != 0) {
+        rc = -1;
+        err = msg;
+    }
+    char *label = sweep_point_label(&a->spec.grid, r->point);
+    if (rc != 0)
+        fprintf(stderr, "%spmlab sweep: point %ld (%s): %s\n", progress ? "\n" : "", r->point,
+                label, err);
+    else if (progress)
+        cli_sweep_progress(a->base->name, i, a->ntodo, t0, label);
+    free(label);
+    if (rc == 0)
+        return 0;
+    return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+}
+
+/* Run the points to do one after another, committing each. */
+static int sweep_run_local(struct cli_sweep *a)
+{
+    double t0 = sweep_now_s();
+    for (long i = 0; i < a->ntodo; i++) {
+        struct sweep_result r;
+        char err[512];
+        int rc = sweep_run_point(&a->spec, a->todo[i], a->jobs, &r, err, sizeof err);
+        r.point = a->todo[i];
+        rc = cli_sweep_commit(a, i + 1, &r, rc, err, t0);
+        sweep_result_free(&r);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The signal watcher around the points: an interruption between points
+ * loses nothing (each is committed), one in flight is rolled back by
+ * SQLite at the next open. */
+int cli_sweep_guarded(struct cli_sweep *a, int (*run)(struct cli_sweep *a, void *ctx), void *ctx)
+{
+    struct out_guard guard = { .cmd = "pmlab sweep" };
+    if (out_guard_start(&guard) != 0) {
+        fprintf(stderr, "pmlab sweep: cannot start the signal watcher\n");
+        return EXIT_RUN_FAILED;
+    }
+    int rc = run(a, ctx);
+    out_guard_stop(&guard);
+    return rc;
+}
+
+static int sweep_run_local_cb(struct cli_sweep *a, void *ctx)
+{
+    (void)ctx;
+    return sweep_run_local(a);
+}
+
 static int sweep_main(int argc, char **argv)
 {
-    struct sweep_args a = { .format = "table", .shard = { 0, 1 } };
-    int prc = sweep_parse_args(argc, argv, &a);
-    a.spec.sets = a.sets;
-    a.spec.nsets = a.nsets;
-    struct scenario *base = NULL;
-    if (prc != 0 || cli_sweep_prepare(&a.spec, a.seed_set, &base) != 0) {
-        sweep_grid_free(&a.spec.grid);
-        return prc > 0 ? (sweep_usage(), 0) : EXIT_BAD_INPUT;
-    }
-    char *db = a.db ? xstrdup(a.db) : cli_sweep_default_db(base, a.output, &a.shard);
-    struct store_identity id;
-    store_identity_of(&a.spec, base, &id);
-    char shard[48] = "", msg[600];
-    if (a.shard.count > 1)
-        snprintf(shard, sizeof shard, "%ld/%ld", a.shard.index, a.shard.count);
-    bool bad_input;
-    struct sweep_store *st = store_open(db, a.resume, &id, &a.spec, shard, &bad_input, msg,
-                                        sizeof msg);
-    store_identity_free(&id);
-    int rc = 0;
-    if (!st) {
-        fprintf(stderr, "pmlab sweep: %s\n", msg);
-        rc = bad_input ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
-    } else {
-        /* An interruption between points loses nothing: each is committed;
-         * one in flight is rolled back by SQLite. */
-        long ntodo, nshard;
-        long *todo = sweep_todo(&a.spec, &a.shard, st, &ntodo, &nshard);
-        if (!a.quiet)
-            fprintf(stderr, "pmlab sweep: %s: %ld points x %d variants into %s (%ld to run)\n",
-                    base->name, nshard, base->nvariants, db, ntodo);
-        struct out_guard guard = { .cmd = "pmlab sweep" };
-        if (out_guard_start(&guard) != 0) {
-            fprintf(stderr, "pmlab sweep: cannot start the signal watcher\n");
-            rc = EXIT_RUN_FAILED;
-        } else {
-            rc = sweep_run_local(&a, base->name, st, todo, ntodo);
-            out_guard_stop(&guard);
-        }
-        free(todo);
-        store_close(st);
-    }
-    if (rc == 0)
-        rc = cli_sweep_finish(db, a.output, a.format, a.plot_dir, a.spec.primary, a.quiet);
-    free(db);
-    scenario_free(base);
-    sweep_grid_free(&a.spec.grid);
-    return rc;
+    struct cli_sweep a;
+    int rc = cli_sweep_open(argc, argv, &a, false);
+    if (rc != 0)
+        return rc == CLI_SWEEP_HELP ? 0 : rc;
+    rc = cli_sweep_guarded(&a, sweep_run_local_cb, NULL);
+    return cli_sweep_close(&a, rc);
 }
 
 const struct cli_command cli_sweep_command = {
