@@ -163,6 +163,7 @@ bench:
 	$(MAKE) V=rel $(B)/pmlab build-bench
 	@set -e; for b in $(BENCH_BIN); do $$b; done
 	@sh bench/scenario.sh build/rel/pmlab
+	@sh bench/sweep.sh build/rel/pmlab build/rel/pmlab-mpi
 
 # pmlab vs ns-3 vs SimPy on the mmc-sleep model (bench/compare.sh); each
 # simulator that is not installed is skipped.

@@ -80,7 +80,16 @@ static int mpi_worker(struct cli_sweep *a)
 static void mpi_receive(struct sweep_result *r, struct mpi_head *h, int *from)
 {
     MPI_Status status;
-    MPI_Recv(h, sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, TAG_HEAD, MPI_COMM_WORLD, &status);
+    /* Open MPI's blocking receive spins a CPU; rank 0 mostly waits, often
+     * on a node whose CPUs the workers need, so it polls at 1 ms. */
+    for (int ready = 0;;) {
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_HEAD, MPI_COMM_WORLD, &ready, &status);
+        if (ready)
+            break;
+        struct timespec ms = { 0, 1000 * 1000 };
+        nanosleep(&ms, NULL);
+    }
+    MPI_Recv(h, sizeof *h, MPI_BYTE, status.MPI_SOURCE, TAG_HEAD, MPI_COMM_WORLD, &status);
     *from = status.MPI_SOURCE;
     memset(r, 0, sizeof *r);
     r->point = h->point;
