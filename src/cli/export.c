@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "sweep/store.h"
+#include "sweep/summary.h"
 
 static void export_usage(void)
 {
@@ -34,21 +35,6 @@ struct export_ctx {
     bool jsonl;
 };
 
-static void export_csv_field(FILE *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\n\r")) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', out);
-        fputc(*text, out);
-    }
-    fputc('"', out);
-}
-
 static int export_row(void *arg, const struct store_row *row)
 {
     struct export_ctx *x = arg;
@@ -71,10 +57,10 @@ static int export_row(void *arg, const struct store_row *row)
     fprintf(x->out, "%ld", row->point);
     for (int i = 0; i < x->rd->naxes; i++) {
         fputc(',', x->out);
-        export_csv_field(x->out, row->axis_values[i]);
+        sweep_csv_field(x->out, row->axis_values[i]);
     }
     fputc(',', x->out);
-    export_csv_field(x->out, row->variant_name);
+    sweep_csv_field(x->out, row->variant_name);
     fprintf(x->out, ",%d,%s,%s,", row->replication, row->metric, row->unit);
     if (isfinite(row->value))
         fprintf(x->out, "%.17g", row->value);
@@ -88,7 +74,7 @@ static int export_write(const struct store_reader *rd, FILE *out, bool jsonl)
         fputs("point", out);
         for (int i = 0; i < rd->naxes; i++) {
             fputc(',', out);
-            export_csv_field(out, rd->axis_keys[i]);
+            sweep_csv_field(out, rd->axis_keys[i]);
         }
         fputs(",variant,replication,metric,unit,value\n", out);
     }

@@ -384,9 +384,9 @@ int cli_sweep_commit(struct cli_sweep *a, long i, const struct sweep_result *r, 
     return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
 }
 
-/* Run the points to do one after another, committing each. */
-static int sweep_run_local(struct cli_sweep *a)
+int cli_sweep_run_local(struct cli_sweep *a, void *ctx)
 {
+    (void)ctx;
     double t0 = sweep_now_s();
     for (long i = 0; i < a->ntodo; i++) {
         struct sweep_result r;
@@ -416,19 +416,13 @@ int cli_sweep_guarded(struct cli_sweep *a, int (*run)(struct cli_sweep *a, void 
     return rc;
 }
 
-static int sweep_run_local_cb(struct cli_sweep *a, void *ctx)
-{
-    (void)ctx;
-    return sweep_run_local(a);
-}
-
 static int sweep_main(int argc, char **argv)
 {
     struct cli_sweep a;
     int rc = cli_sweep_open(argc, argv, &a, false);
     if (rc != 0)
         return rc == CLI_SWEEP_HELP ? 0 : rc;
-    rc = cli_sweep_guarded(&a, sweep_run_local_cb, NULL);
+    rc = cli_sweep_guarded(&a, cli_sweep_run_local, NULL);
     return cli_sweep_close(&a, rc);
 }
 

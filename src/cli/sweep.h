@@ -39,6 +39,9 @@ struct cli_sweep {
  * Returns 0, CLI_SWEEP_HELP after printing the usage, or an exit status
  * after the message. */
 int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker);
+/* Run the points to do here, one after another, committing each; 0 or an
+ * exit status (ctx unused: the signature of cli_sweep_guarded's fn). */
+int cli_sweep_run_local(struct cli_sweep *a, void *ctx);
 /* Run fn under the signal watcher; its return value. */
 int cli_sweep_guarded(struct cli_sweep *a, int (*fn)(struct cli_sweep *a, void *ctx), void *ctx);
 /* Commit the result of the i-th point to do (1-based, for progress), run

@@ -146,24 +146,6 @@ static int mpi_master(struct cli_sweep *a, void *arg)
     return rc;
 }
 
-/* One rank: run every point here. */
-static int mpi_alone(struct cli_sweep *a, void *arg)
-{
-    (void)arg;
-    double t0 = mpi_now_s();
-    for (long i = 0; i < a->ntodo; i++) {
-        struct sweep_result r;
-        char err[512];
-        int rc = sweep_run_point(&a->spec, a->todo[i], a->jobs, &r, err, sizeof err);
-        r.point = a->todo[i];
-        rc = cli_sweep_commit(a, i + 1, &r, rc, err, t0);
-        sweep_result_free(&r);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
-}
-
 static void mpi_usage(FILE *out)
 {
     fprintf(out, "usage: mpirun [-np N] pmlab-mpi sweep SCENARIO.ini --grid KEY=V1,V2,... [OPTIONS]\n"
@@ -204,7 +186,7 @@ int main(int argc, char **argv)
     }
     if (rank == 0) {
         struct mpi_ctx m = { .nranks = nranks };
-        rc = cli_sweep_guarded(&a, nranks > 1 ? mpi_master : mpi_alone, &m);
+        rc = cli_sweep_guarded(&a, nranks > 1 ? mpi_master : cli_sweep_run_local, &m);
         rc = cli_sweep_close(&a, rc);
     } else {
         rc = cli_sweep_open(argc - 1, argv + 1, &a, true);

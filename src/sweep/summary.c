@@ -258,8 +258,7 @@ void sweep_summary_table(const struct sweep_summary *s, FILE *out)
         }
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void summary_csv_field(FILE *out, const char *text)
+void sweep_csv_field(FILE *out, const char *text)
 {
     if (!strpbrk(text, ",\"\n\r")) {
         fputs(text, out);
@@ -287,7 +286,7 @@ void sweep_summary_csv(const struct sweep_summary *s, FILE *out)
     fputs("point", out);
     for (int i = 0; i < s->naxes; i++) {
         fputc(',', out);
-        summary_csv_field(out, s->axis_keys[i]);
+        sweep_csv_field(out, s->axis_keys[i]);
     }
     fputs(",variant,metric,unit,n,mean,ci95_lo,ci95_hi\n", out);
     for (long i = 0; i < s->ncells; i++) {
@@ -295,10 +294,10 @@ void sweep_summary_csv(const struct sweep_summary *s, FILE *out)
         fprintf(out, "%ld", s->point_ids[c->point]);
         for (int k = 0; k < s->naxes; k++) {
             fputc(',', out);
-            summary_csv_field(out, s->axis_values[c->point * s->naxes + k]);
+            sweep_csv_field(out, s->axis_values[c->point * s->naxes + k]);
         }
         fputc(',', out);
-        summary_csv_field(out, s->variants[c->variant]);
+        sweep_csv_field(out, s->variants[c->variant]);
         fprintf(out, ",%s,%s,%d", s->metrics[c->metric], s->units[c->metric], c->n);
         summary_csv_num(out, c->mean);
         summary_csv_num(out, c->ci_lo);

@@ -47,6 +47,8 @@ void sweep_summary_table(const struct sweep_summary *s, FILE *out);
 /* One row per point, variant and metric: point, the axes, variant, metric,
  * unit, n, mean, ci95_lo, ci95_hi. */
 void sweep_summary_csv(const struct sweep_summary *s, FILE *out);
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+void sweep_csv_field(FILE *out, const char *text);
 /* Plots into dir: every metric against the first grid key with a 95 % CI
  * band per variant (and per value of the other keys), and power against
  * the primary metric per variant. The number of plots, 0 when gnuplot is
