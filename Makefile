@@ -20,7 +20,7 @@
 #                   row each, into docs/validation.md (minutes; not a test)
 
 CC      ?= cc
-PKGS    := inih gsl jansson
+PKGS    := inih gsl jansson sqlite3 nettle
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
@@ -58,9 +58,13 @@ B       := build/$(V)
 PREFIX  ?= /usr/local
 DATADIR := $(PREFIX)/share/pmlab
 CFLAGS_ALL := $(BASEFLAGS) -I$(B)/config $(OPTFLAGS) $(CFLAGS)
+# The commit a sweep database records as provenance (src/sweep/store.c):
+# only that object is rebuilt when it changes.
+GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+$(shell mkdir -p $(B) && echo '$(GIT_COMMIT)' | cmp -s - $(B)/git-commit || echo '$(GIT_COMMIT)' >$(B)/git-commit)
 LDLIBS_ALL := $(LDSAN) $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  := $(shell find src -name '*.c' ! -path src/main.c | sort)
+LIB_SRC  := $(shell find src -name '*.c' ! -path src/main.c ! -path 'src/mpi/*' | sort)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -78,11 +82,28 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 	build-fuzz fuzz fuzz-smoke check-invariants
 all: pmlab
 
+$(B)/src/sweep/store.o: $(B)/git-commit
+$(B)/src/sweep/store.o: CFLAGS_ALL += -DPMLAB_GIT_COMMIT='"$(GIT_COMMIT)"'
+
 pmlab: $(B)/pmlab
 	@cp $< $@.tmp && mv -f $@.tmp $@
 
 $(B)/pmlab: $(B)/src/main.o $(B)/libpmlab.a
 	$(CC) $(OPTFLAGS) $(LDLTO) -o $@ $^ $(LDLIBS_ALL)
+
+# make MPI=1: also pmlab-mpi, sweeps on Open MPI (src/mpi/main_mpi.c).
+ifeq ($(MPI),1)
+all: pmlab-mpi
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c)
+MPI_LIBS   := $(shell pkg-config --libs ompi-c)
+$(B)/src/mpi/main_mpi.o: CFLAGS_ALL += $(MPI_CFLAGS)
+endif
+
+pmlab-mpi: $(B)/pmlab-mpi
+	@cp $< $@.tmp && mv -f $@.tmp $@
+
+$(B)/pmlab-mpi: $(B)/src/mpi/main_mpi.o $(B)/libpmlab.a
+	$(CC) -o $@ $^ $(MPI_LIBS) $(LDLIBS_ALL)
 
 $(B)/libpmlab.a: $(LIB_OBJ)
 	@rm -f $@
@@ -120,6 +141,7 @@ asan:
 # Unit tests and CLI tests run twice: optimised, then under ASan+UBSan.
 test:
 	$(MAKE) V=rel build-tests
+	$(MAKE) V=rel MPI=1 build/rel/pmlab-mpi
 	$(MAKE) V=asan build-tests
 	$(MAKE) V=rel unit-tests cli-tests
 	$(MAKE) V=asan unit-tests cli-tests
@@ -133,7 +155,7 @@ unit-tests:
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 
 cli-tests:
-	@set -e; for t in tests/cli/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab sh $$t; done
+	@set -e; for t in tests/cli/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab PMLAB_MPI=$(B)/pmlab-mpi sh $$t; done
 
 # Seed scenarios in their quick configuration, asserting each published
 # effect within stated bounds (optimised build only: they are long).
@@ -174,6 +196,7 @@ bench:
 	@sh bench/scenario.sh build/rel/pmlab
 	@sh bench/scale.sh build/rel/pmlab
 	@sh bench/seeds.sh build/rel/pmlab
+	@sh bench/sweep.sh build/rel/pmlab build/rel/pmlab-mpi
 
 # pmlab vs ns-3 vs SimPy on the mmc-sleep model (bench/compare.sh); each
 # simulator that is not installed is skipped.

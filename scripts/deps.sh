@@ -6,7 +6,9 @@ set -eu
 # here): the fuzz targets (make fuzz, and briefly in make test).
 # chromium-headless-shell and python3: the browser test of report.html
 # (tests/browser/).
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3"
+# libsqlite3-dev and nettle-dev (SHA-256): the sweep results database;
+# libopenmpi-dev and openmpi-bin: pmlab-mpi (make MPI=1, and its test).
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3 libsqlite3-dev nettle-dev libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -15,6 +15,9 @@ static const struct cli_command *const commands[] = {
     &cli_explain_command,
     &cli_machines_command,
     &cli_params_command,
+    &cli_sweep_command,
+    &cli_export_command,
+    &cli_merge_command,
     NULL,
 };
 

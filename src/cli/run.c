@@ -51,6 +51,12 @@ static void run_usage(void)
            "  --seed N                 base random seed (default: the scenario's)\n"
            "  --jobs N                 worker threads (default: all online CPUs)\n"
            "  --quick                  the scenario's [quick] configuration: fewer, shorter runs\n"
+           "  --set SECTION.KEY=VALUE  set a scenario key as if written at the end of its\n"
+           "                           section (repeatable): scenario.seed=7, workload.load=0.5,\n"
+           "                           quick.duration_ms=20, variant.NAME.cmdline=WORDS (added\n"
+           "                           to the variant's: the last value wins), variant.*.KEY\n"
+           "                           (every variant), variant.NAME.workload.KEY (that\n"
+           "                           variant's own workload value), vm.NAME.KEY\n"
            "  --variant NAME           run only this variant (repeatable); each keeps the random\n"
            "                           streams it has in a full run, so its numbers are the same\n"
            "  --cpus LIST              also report busy, polling, MHz, tick, residency and\n"
@@ -81,11 +87,14 @@ static void run_usage(void)
 }
 
 #define RUN_MAX_SELECT 64
+#define RUN_MAX_SETS 256
 
 struct run_args {
     const char *scenario;
     const char *select[RUN_MAX_SELECT]; /* --variant names */
     int nselect;
+    const char *sets[RUN_MAX_SETS];    /* --set texts */
+    int nsets;
     const char *format;
     const char *output;
     const char *plot_dir;      /* --plot */
@@ -149,6 +158,7 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "primary", required_argument, NULL, 'p' },
         { "per-cpu", no_argument, NULL, 'U' },
         { "interval", required_argument, NULL, 'I' },
+        { "set", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -202,6 +212,13 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
                 return -1;
             }
             a->select[a->nselect++] = optarg;
+            break;
+        case 'S':
+            if (a->nsets == RUN_MAX_SETS) {
+                fprintf(stderr, "pmlab run: at most %d --set options\n", RUN_MAX_SETS);
+                return -1;
+            }
+            a->sets[a->nsets++] = optarg;
             break;
         case 'Q': a->quiet = true; break;
         case 'h': return 1;
@@ -511,7 +528,8 @@ static int run_main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     struct diag d = { 0 };
-    struct scenario *s = scenario_load(a.scenario, NULL, &d);
+    struct scenario_load_opts lo = { .sets = a.sets, .nsets = a.nsets };
+    struct scenario *s = scenario_load(a.scenario, &lo, &d);
     if (!s) {
         fprintf(stderr, "%s\n", d.msg);
         return EXIT_BAD_INPUT;

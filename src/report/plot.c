@@ -588,3 +588,51 @@ int rpt_plot_all(const struct rpt_results *r, const char *dir, char *msg, size_t
         return -1;
     return total + rc;
 }
+
+/* For plot writers outside this file (sweep/summary.c): the same files,
+ * header, quoting and rendering as every plot here. */
+struct rpt_plot_file {
+    struct plot_files pf;
+};
+
+struct rpt_plot_file *rpt_plot_file_open(const char *dir, const char *name, const char *title,
+                                         const char *xlabel, const char *ylabel, char *msg,
+                                         size_t msgsize)
+{
+    struct rpt_plot_file *f = xcalloc(1, sizeof *f);
+    if (plot_open(&f->pf, dir, name, msg, msgsize) != 0) {
+        free(f);
+        return NULL;
+    }
+    plot_head(f->pf.gp, name, title, xlabel, ylabel);
+    return f;
+}
+
+FILE *rpt_plot_file_dat(struct rpt_plot_file *f)
+{
+    return f->pf.dat;
+}
+
+FILE *rpt_plot_file_gp(struct rpt_plot_file *f)
+{
+    return f->pf.gp;
+}
+
+void rpt_plot_file_str(FILE *gp, const char *s)
+{
+    plot_str(gp, s);
+}
+
+int rpt_plot_file_render(struct rpt_plot_file *f, char *msg, size_t msgsize)
+{
+    plot_tail(f->pf.gp, f->pf.name);
+    int rc = plot_close_render(&f->pf, msg, msgsize);
+    free(f);
+    return rc;
+}
+
+void rpt_plot_file_discard(struct rpt_plot_file *f)
+{
+    plot_discard(&f->pf);
+    free(f);
+}

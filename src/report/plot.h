@@ -25,4 +25,22 @@ int rpt_plot_available(void);
  * are appended to msg's caller through list (NULL to skip). */
 int rpt_plot_all(const struct rpt_results *r, const char *dir, char *msg, size_t msgsize);
 
+
+/* One plot of another writer (sweep/summary.c), with this file's
+ * conventions: DIR/NAME.dat and DIR/NAME.gp, a script naming no path
+ * (gnuplot runs in DIR), PNG and SVG. open writes the header (title and
+ * axis labels); the caller writes the data and the plot command, then
+ * render (1, or -1 with msg) or discard. NULL with msg when a file cannot
+ * be created. */
+struct rpt_plot_file;
+struct rpt_plot_file *rpt_plot_file_open(const char *dir, const char *name, const char *title,
+                                         const char *xlabel, const char *ylabel, char *msg,
+                                         size_t msgsize);
+FILE *rpt_plot_file_dat(struct rpt_plot_file *f);
+FILE *rpt_plot_file_gp(struct rpt_plot_file *f);
+/* s as a gnuplot string in which nothing is interpreted. */
+void rpt_plot_file_str(FILE *gp, const char *s);
+int rpt_plot_file_render(struct rpt_plot_file *f, char *msg, size_t msgsize);
+void rpt_plot_file_discard(struct rpt_plot_file *f);
+
 #endif

@@ -35,7 +35,7 @@ struct job_slot {
 
 struct pool {
     const struct scenario *s;
-    const void *wl_cfg;
+    bool quick;                /* the [quick] configurations */
     uint64_t seed;
     int *vsel;                 /* [nvar] scenario index of each variant run */
     int nvar;
@@ -76,7 +76,7 @@ static void job_run(struct pool *p, int j)
     w.interval_ns = (sim_time_t)s->report_interval_ms * SIM_NS_PER_MS;
     w.wl_affinity = s->wl_affinity;
     struct job_slot *slot = &p->slot[j];
-    if (s->wl->run(&w, p->wl_cfg, point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)
+    if (s->wl->run(&w, scenario_wl_cfg(s, v, p->quick), point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)
         slot->failed = true;
     slot->nevents = w.nevents;
     slot->sim_ns = w.q.now_ns;
@@ -158,7 +158,7 @@ static void runner_combine(const struct pool *p, int v, int rep, struct rpt_metr
         struct rpt_metric_set *pts = xcalloc((size_t)p->npoints, sizeof *pts);
         for (int i = 0; i < p->npoints; i++)
             pts[i] = first[i].metrics;
-        p->s->wl->combine(p->wl_cfg, pts, p->npoints, out);
+        p->s->wl->combine(scenario_wl_cfg(p->s, p->vsel[v], p->quick), pts, p->npoints, out);
         free(pts);
     } else {
         rpt_set_copy(out, &first[0].metrics);
@@ -308,9 +308,11 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
                struct runner_stats *stats, char *err, size_t errsize)
 {
     struct pool p = { .s = s };
-    p.wl_cfg = o->quick ? s->wl_cfg_quick : s->wl_cfg;
+    p.quick = o->quick;
     p.seed = o->seed_set ? o->seed : s->seed;
-    p.npoints = s->wl->nload_points ? s->wl->nload_points(p.wl_cfg) : 1;
+    /* Every variant has the same number of load points: a variant's
+     * workload keys change how hard it is driven, not how often. */
+    p.npoints = s->wl->nload_points ? s->wl->nload_points(scenario_wl_cfg(s, 0, o->quick)) : 1;
     p.nvar = o->variants ? o->nvariants : s->nvariants;
     p.vsel = xcalloc((size_t)p.nvar, sizeof *p.vsel);
     for (int i = 0; i < p.nvar; i++)

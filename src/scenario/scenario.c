@@ -23,9 +23,10 @@
 #include "util/cpulist.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
+#include "util/suggest.h"
 #include "util/xalloc.h"
 
-enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_VARIANT0 };
+enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_VARIANT0 };
 /* [vm NAME] sections are numbered from here, above any variant's number. */
 #define SEC_VM0 (1 << 20)
 
@@ -34,7 +35,12 @@ struct raw_kv {
     char *key, *value;
     int line;
     bool continuation;
+    const char *origin; /* the --set text it came from, NULL for the file */
 };
+
+/* Where a key was given, for diag_error: the file and line, or the --set
+ * option (line 0). */
+#define KV_WHERE(st, kv) ((kv)->origin ? (kv)->origin : (st)->path), (kv)->line
 
 struct scn_parse {
     struct scenario *s;
@@ -43,6 +49,8 @@ struct scn_parse {
     int cur_sec;
     struct raw_kv *kv;
     int nkv;
+    char **origins;   /* "--set TEXT" of each --set, for messages */
+    int norigins;
 };
 
 static bool scn_valid_name(const char *name)
@@ -98,7 +106,8 @@ static int scn_vm_section(struct scn_parse *st, const char *name, int line, stru
 
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
-    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report" };
+    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report",
+                                                     "sweep" };
     struct scn_parse *st = ctx;
     for (int i = 0; i < SEC_VARIANT0; i++) {
         if (strcmp(name, fixed[i]) != 0)
@@ -123,7 +132,7 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
         return scn_vm_section(st, vmname, line, d);
     }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick, report, variant NAME or vm NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, variant NAME or vm NAME)",
                       name);
 }
 
@@ -157,6 +166,7 @@ static void scn_append(char **text, const char *value)
 static int scn_int_key(const struct raw_kv *kv, int64_t min, int64_t max, int64_t *out,
                        const char *path, struct diag *d)
 {
+    path = kv->origin ? kv->origin : path;
     if (str_to_i64(kv->value, out) != 0)
         return diag_error(d, path, kv->line, "%s: expected an integer, got '%s'", kv->key,
                           kv->value);
@@ -169,9 +179,49 @@ static int scn_int_key(const struct raw_kv *kv, int64_t min, int64_t max, int64_
 static int scn_no_continuation(const struct raw_kv *kv, const char *path, struct diag *d)
 {
     if (kv->continuation)
-        return diag_error(d, path, kv->line, "%s does not take continuation lines", kv->key);
+        return diag_error(d, kv->origin ? kv->origin : path, kv->line, "%s does not take continuation lines", kv->key);
     return 0;
 }
+
+
+/* "unknown key" for kv in [section], with the nearest of the n known keys
+ * when it looks like a typo of one. */
+static int scn_unknown_key(const struct scn_parse *st, const struct raw_kv *kv,
+                           const char *section, const char *const *known, int n,
+                           const char *list, struct diag *d)
+{
+    struct suggest sg;
+    suggest_init(&sg, kv->key);
+    for (int i = 0; i < n; i++)
+        suggest_add(&sg, known[i]);
+    if (suggest_result(&sg))
+        return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' in [%s]; did you mean %s?",
+                          kv->key, section, suggest_result(&sg));
+    return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' in [%s] (%s)", kv->key, section,
+                      list);
+}
+
+/* Set workload key `key` of cfg from kv, naming the nearest parameter of
+ * the workload when the key is not one of them. */
+static int scn_wl_set(const struct scn_parse *st, void *cfg, const struct raw_kv *kv,
+                      const char *key, struct diag *d)
+{
+    const struct wl_ops *wl = st->s->wl;
+    struct suggest sg;
+    suggest_init(&sg, key);
+    bool known = false;
+    for (const struct wl_param *p = wl->params; p->name; p++) {
+        known |= strcmp(p->name, key) == 0;
+        suggest_add(&sg, p->name);
+    }
+    if (!known && suggest_result(&sg))
+        return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' for workload '%s'; did you mean %s?",
+                          key, wl->name, suggest_result(&sg));
+    return wl_config_set(wl, cfg, key, kv->value, KV_WHERE(st, kv), d);
+}
+
+static const char *const scn_scenario_keys[] = { "name", "description", "machine", "seed",
+                                                 "replications" };
 
 static int scn_scenario_key(struct scn_parse *st, const struct raw_kv *kv, struct diag *d)
 {
@@ -185,13 +235,13 @@ static int scn_scenario_key(struct scn_parse *st, const struct raw_kv *kv, struc
         return -1;
     if (strcmp(kv->key, "name") == 0) {
         if (!scn_valid_name(kv->value) || strlen(kv->value) >= SCN_NAME_MAX)
-            return diag_error(d, st->path, kv->line, "name: '%s' is not a valid scenario name",
+            return diag_error(d, KV_WHERE(st, kv), "name: '%s' is not a valid scenario name",
                               kv->value);
         return str_copy(s->name, sizeof s->name, kv->value);
     }
     if (strcmp(kv->key, "machine") == 0) {
         if (!scn_valid_name(kv->value) || strlen(kv->value) >= SCN_NAME_MAX)
-            return diag_error(d, st->path, kv->line, "machine: '%s' is not a machine name",
+            return diag_error(d, KV_WHERE(st, kv), "machine: '%s' is not a machine name",
                               kv->value);
         return str_copy(s->machine_name, sizeof s->machine_name, kv->value);
     }
@@ -207,9 +257,8 @@ static int scn_scenario_key(struct scn_parse *st, const struct raw_kv *kv, struc
         s->replications = (int)v;
         return 0;
     }
-    return diag_error(d, st->path, kv->line,
-                      "unknown key '%s' in [scenario] (name, description, machine, seed, replications)",
-                      kv->key);
+    return scn_unknown_key(st, kv, "scenario", scn_scenario_keys, 5,
+                           "name, description, machine, seed, replications", d);
 }
 
 /* Default machine search path (allocated), documented in pmlab(1) FILES:
@@ -272,7 +321,7 @@ static int scn_affinity(struct scn_parse *st, const struct raw_kv *kv, struct di
     bool *mask = xcalloc((size_t)ncpus, sizeof *mask);
     if (cpulist_parse(kv->value, ncpus, mask, msg, sizeof msg) != 0) {
         free(mask);
-        return diag_error(d, st->path, kv->line, "affinity = %s: Invalid argument (%s)",
+        return diag_error(d, KV_WHERE(st, kv), "affinity = %s: Invalid argument (%s)",
                           kv->value, msg);
     }
     free(s->wl_affinity);
@@ -291,7 +340,7 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
             continue;
         s->wl = wl_find(kv->value);
         if (!s->wl)
-            return diag_error(d, st->path, kv->line, "unknown workload type '%s'", kv->value);
+            return diag_error(d, KV_WHERE(st, kv), "unknown workload type '%s'", kv->value);
     }
     if (!s->wl)
         return diag_error(d, st->path, st->sec_line[SEC_WORKLOAD], "[workload] needs 'type = NAME'");
@@ -312,7 +361,7 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
             continue;
         }
         if (scn_no_continuation(kv, st->path, d) != 0 ||
-            wl_config_set(s->wl, s->wl_cfg, kv->key, kv->value, st->path, kv->line, d) != 0)
+            scn_wl_set(st, s->wl_cfg, kv, kv->key, d) != 0)
             return -1;
     }
     char msg[200];
@@ -335,8 +384,7 @@ static int scn_quick(struct scn_parse *st, struct diag *d)
             if (scn_int_key(kv, 1, 1000, &v, st->path, d) != 0)
                 return -1;
             s->quick_replications = (int)v;
-        } else if (wl_config_set(s->wl, s->wl_cfg_quick, kv->key, kv->value, st->path, kv->line,
-                                 d) != 0) {
+        } else if (scn_wl_set(st, s->wl_cfg_quick, kv, kv->key, d) != 0) {
             return -1;
         }
     }
@@ -354,7 +402,7 @@ static int scn_variant_patches(struct scn_parse *st, struct scenario_variant *v,
     for (char *tok = strtok_r(copy, " \t,", &save); tok && rc == 0;
          tok = strtok_r(NULL, " \t,", &save)) {
         if (!kpatch_find(tok)) {
-            rc = diag_error(d, st->path, kv->line, "unknown patch '%s' (see 'pmlab params')", tok);
+            rc = diag_error(d, KV_WHERE(st, kv), "unknown patch '%s' (see 'pmlab params')", tok);
             break;
         }
         if (kparams_has_patch(&v->kp, tok))
@@ -378,15 +426,15 @@ static int scn_variant_words(struct scn_parse *st, struct scenario_variant *v,
     struct cmdline c;
     char msg[200];
     if (cmdline_split(kv->value, &c, msg, sizeof msg) != 0)
-        return diag_error(d, st->path, kv->line, "%s: %s", kv->key, msg);
+        return diag_error(d, KV_WHERE(st, kv), "%s: %s", kv->key, msg);
     int rc = 0;
     if (c.rest && set == kparams_set_cmdline)
-        fprintf(stderr, "%s:%d: note: '-- %s' goes to init and is ignored\n", st->path, kv->line,
+        fprintf(stderr, "%s:%d: note: '-- %s' goes to init and is ignored\n", KV_WHERE(st, kv),
                 c.rest);
     else if (c.rest)
-        rc = diag_error(d, st->path, kv->line, "%s: unexpected '--'", kv->key);
+        rc = diag_error(d, KV_WHERE(st, kv), "%s: unexpected '--'", kv->key);
     for (int i = 0; i < c.nargs && rc == 0; i++)
-        rc = set(&v->kp, c.args[i].name, c.args[i].value, st->path, kv->line, d);
+        rc = set(&v->kp, c.args[i].name, c.args[i].value, KV_WHERE(st, kv), d);
     cmdline_free(&c);
     return rc;
 }
@@ -397,7 +445,7 @@ static int scn_variant_kernel(struct scn_parse *st, struct scenario_variant *v,
     if (scn_no_continuation(kv, st->path, d) != 0)
         return -1;
     if (kversion_parse(kv->value, &v->kp.kernel) != 0)
-        return diag_error(d, st->path, kv->line, "kernel: '%s' is not a kernel version (e.g. 6.7)",
+        return diag_error(d, KV_WHERE(st, kv), "kernel: '%s' is not a kernel version (e.g. 6.7)",
                           kv->value);
     return 0;
 }
@@ -445,19 +493,61 @@ static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
     return cpufreq_validate(st->s->machine, &v->kp, st->path, d);
 }
 
+/* A variant's workload.KEY lines: its own copies of the workload
+ * configuration (full and quick, the variant's value winning over [quick]),
+ * each checked as a whole. The type and the CPU affinity stay the
+ * scenario's: they decide what runs, not how hard it is driven. */
+static int scn_variant_workload(struct scn_parse *st, int vi, struct diag *d)
+{
+    struct scenario *s = st->s;
+    struct scenario_variant *v = &s->variants[vi];
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec != SEC_VARIANT0 + vi || strncmp(kv->key, "workload.", 9) != 0)
+            continue;
+        const char *key = kv->key + 9;
+        if (strcmp(key, "type") == 0 || strcmp(key, "affinity") == 0)
+            return diag_error(d, KV_WHERE(st, kv), "%s: a variant cannot change the workload's %s",
+                              kv->key, key);
+        if (scn_no_continuation(kv, st->path, d) != 0)
+            return -1;
+        if (!v->wl_cfg) {
+            v->wl_cfg = xmalloc(s->wl->config_size);
+            v->wl_cfg_quick = xmalloc(s->wl->config_size);
+            memcpy(v->wl_cfg, s->wl_cfg, s->wl->config_size);
+            memcpy(v->wl_cfg_quick, s->wl_cfg_quick, s->wl->config_size);
+        }
+        if (scn_wl_set(st, v->wl_cfg, kv, key, d) != 0 ||
+            scn_wl_set(st, v->wl_cfg_quick, kv, key, d) != 0)
+            return -1;
+        char *pair = xasprintf("%s=%s", key, kv->value);
+        scn_append(&v->workload, pair);
+        free(pair);
+    }
+    if (v->wl_cfg && s->wl->nload_points &&
+        s->wl->nload_points(v->wl_cfg) != s->wl->nload_points(s->wl_cfg))
+        return diag_error(d, st->path, v->line, "[variant %s]: its workload keys change the "
+                          "number of load points, which every variant shares", v->name);
+    char msg[200];
+    if (v->wl_cfg && s->wl->validate &&
+        (s->wl->validate(v->wl_cfg, msg, sizeof msg) != 0 ||
+         s->wl->validate(v->wl_cfg_quick, msg, sizeof msg) != 0))
+        return diag_error(d, st->path, v->line, "[variant %s]: %s", v->name, msg);
+    return 0;
+}
+
 static int scn_check_variant_keys(struct scn_parse *st, struct diag *d)
 {
     for (int i = 0; i < st->nkv; i++) {
         const struct raw_kv *kv = &st->kv[i];
         if (kv->sec < SEC_VARIANT0 || kv->sec >= SEC_VM0)
             continue;
-        bool known = false;
+        bool known = strncmp(kv->key, "workload.", 9) == 0;
         for (int k = 0; k < 5; k++)
             known |= strcmp(kv->key, scn_variant_keys[k]) == 0;
         if (!known)
-            return diag_error(d, st->path, kv->line,
-                              "unknown key '%s' in [variant] (kernel, patches, cmdline, sysfs, config)",
-                              kv->key);
+            return scn_unknown_key(st, kv, "variant", scn_variant_keys, 5,
+                                   "kernel, patches, cmdline, sysfs, config, workload.KEY", d);
     }
     return 0;
 }
@@ -477,7 +567,7 @@ static int scn_vms(struct scn_parse *st, struct diag *d)
         if (kvm_vm_config_set(vm, kv->key, kv->value, msg, sizeof msg) != 0 ||
             (strcmp(kv->key, "iothread_affinity") == 0 &&
              kvm_vm_config_check_io_affinity(vm, s->machine, msg, sizeof msg) != 0))
-            return diag_error(d, st->path, kv->line, "%s", msg);
+            return diag_error(d, KV_WHERE(st, kv), "%s", msg);
     }
     for (int i = 0; i < s->nvms; i++)
         if (kvm_vm_config_check(&s->vms[i], s->machine, msg, sizeof msg) != 0)
@@ -494,12 +584,12 @@ static int scn_report(struct scn_parse *st, struct diag *d)
         if (kv->sec != SEC_REPORT)
             continue;
         if (strcmp(kv->key, "cpus") != 0)
-            return diag_error(d, st->path, kv->line, "unknown key '%s' in [report] (cpus)",
+            return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' in [report] (cpus)",
                               kv->key);
         if (scn_no_continuation(kv, st->path, d) != 0)
             return -1;
         if (scenario_set_report_cpus(st->s, kv->value, msg, sizeof msg) != 0)
-            return diag_error(d, st->path, kv->line, "cpus: %s", msg);
+            return diag_error(d, KV_WHERE(st, kv), "cpus: %s", msg);
     }
     return 0;
 }
@@ -520,7 +610,170 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
     if (s->nvariants == 0)
         return diag_error(d, st->path, 0, "no [variant NAME] section: nothing to run");
     for (int v = 0; v < s->nvariants; v++)
-        if (scn_variant_apply(st, v, d) != 0)
+        if (scn_variant_apply(st, v, d) != 0 || scn_variant_workload(st, v, d) != 0)
+            return -1;
+    return 0;
+}
+
+/* --set: the sections a SECTION.KEY may name. */
+static const char *const scn_set_sections[] = { "scenario", "workload", "quick", "report",
+                                                "sweep", "variant", "vm", "machine" };
+
+/* Remove every earlier value of (sec, key): a --set replaces them. */
+static void scn_drop_key(struct scn_parse *st, int sec, const char *key)
+{
+    for (int i = 0; i < st->nkv; i++)
+        if (st->kv[i].sec == sec && strcmp(st->kv[i].key, key) == 0)
+            st->kv[i].sec = -1;
+}
+
+/* Add key = value to section sec, from the --set text origin. */
+static void scn_add_set(struct scn_parse *st, int sec, const char *key, const char *value,
+                        const char *origin)
+{
+    /* A variant's words add to its lines (the last value wins, as on a
+     * kernel command line); every other key has one value: the new one. */
+    bool adds = sec >= SEC_VARIANT0 && sec < SEC_VM0 &&
+                (strcmp(key, "cmdline") == 0 || strcmp(key, "sysfs") == 0 ||
+                 strcmp(key, "config") == 0 || strcmp(key, "patches") == 0);
+    if (!adds)
+        scn_drop_key(st, sec, key);
+    st->kv = xreallocarray(st->kv, (size_t)st->nkv + 1, sizeof *st->kv);
+    st->kv[st->nkv++] = (struct raw_kv){
+        .sec = sec, .key = xstrdup(key), .value = xstrdup(value), .origin = origin,
+    };
+}
+
+/* The variant or VM (names[i], stride bytes apart) that text names after
+ * its "variant." prefix, up to the '.' before its key: the longest match,
+ * since names may contain dots. -1 when none does; *key then points past
+ * the name. */
+static int scn_set_named(const char *text, const char *first_name, size_t stride, int n,
+                         const char **key)
+{
+    int best = -1;
+    size_t best_len = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = first_name + (size_t)i * stride;
+        size_t len = strlen(name);
+        if (strncmp(text, name, len) == 0 && text[len] == '.' && len > best_len) {
+            best = i;
+            best_len = len;
+        }
+    }
+    *key = best >= 0 ? text + best_len + 1 : NULL;
+    return best;
+}
+
+/* "no variant X" naming the nearest one. */
+static int scn_set_no_such(const char *origin, const char *what, const char *text,
+                           const char *first_name, size_t stride, int n, struct diag *d)
+{
+    size_t len = strcspn(text, ".");
+    char *typed = xasprintf("%.*s", (int)len, text);
+    struct suggest sg;
+    suggest_init(&sg, typed);
+    for (int i = 0; i < n; i++)
+        suggest_add(&sg, first_name + (size_t)i * stride);
+    if (suggest_result(&sg))
+        diag_error(d, origin, 0, "no %s '%s'; did you mean %s?", what, typed, suggest_result(&sg));
+    else
+        diag_error(d, origin, 0, "no %s '%s' in the scenario", what, typed);
+    free(typed);
+    return -1;
+}
+
+/* A --set naming a variant (or every variant, variant.*). */
+static int scn_set_variant(struct scn_parse *st, const char *origin, const char *rest,
+                           const char *value, struct diag *d)
+{
+    struct scenario *s = st->s;
+    const char *key;
+    int vi = -2;
+    if (strncmp(rest, "*.", 2) == 0)
+        key = rest + 2;
+    else if ((vi = scn_set_named(rest, s->nvariants ? s->variants[0].name : "",
+                                 sizeof *s->variants, s->nvariants, &key)) < 0)
+        return scn_set_no_such(origin, "variant", rest, s->nvariants ? s->variants[0].name : "",
+                               sizeof *s->variants, s->nvariants, d);
+    if (!*key)
+        return diag_error(d, origin, 0, "expected variant.NAME.KEY=VALUE");
+    for (int i = 0; i < s->nvariants; i++)
+        if (vi == -2 || vi == i)
+            scn_add_set(st, SEC_VARIANT0 + i, key, value, origin);
+    return 0;
+}
+
+static int scn_set_vm(struct scn_parse *st, const char *origin, const char *rest,
+                      const char *value, struct diag *d)
+{
+    struct scenario *s = st->s;
+    const char *key;
+    int i = scn_set_named(rest, s->nvms ? s->vms[0].name : "", sizeof *s->vms, s->nvms, &key);
+    if (i < 0)
+        return scn_set_no_such(origin, "vm", rest, s->nvms ? s->vms[0].name : "", sizeof *s->vms,
+                               s->nvms, d);
+    if (!*key)
+        return diag_error(d, origin, 0, "expected vm.NAME.KEY=VALUE");
+    scn_add_set(st, SEC_VM0 + i, key, value, origin);
+    return 0;
+}
+
+/* One --set SECTION.KEY=VALUE (scenario_load_opts.sets). */
+static int scn_apply_set(struct scn_parse *st, const char *text, const char *label,
+                         struct diag *d)
+{
+    st->origins = xreallocarray(st->origins, (size_t)st->norigins + 1, sizeof *st->origins);
+    const char *origin = st->origins[st->norigins++] =
+        label ? xstrdup(label) : xasprintf("--set %s", text);
+    const char *eq = strchr(text, '=');
+    size_t sec_len = strcspn(text, ".=");
+    if (!eq || text[sec_len] != '.' || sec_len == 0 || text + sec_len + 1 >= eq)
+        return diag_error(d, label ? label : "--set", 0,
+                          "'%s': expected SECTION.KEY=VALUE (e.g. workload.load=0.5)", text);
+    char *lhs = xasprintf("%.*s", (int)(eq - text), text);
+    char *section = xasprintf("%.*s", (int)sec_len, text);
+    const char *rest = lhs + sec_len + 1, *value = eq + 1;
+    int rc = 0;
+    if (strcmp(section, "variant") == 0) {
+        rc = scn_set_variant(st, origin, rest, value, d);
+    } else if (strcmp(section, "vm") == 0) {
+        rc = scn_set_vm(st, origin, rest, value, d);
+    } else if (strcmp(section, "sweep") == 0) {
+        rc = diag_error(d, origin, 0, "[sweep] is the grid of 'pmlab sweep' (--grid KEY=V1,V2)");
+    } else if (strcmp(section, "machine") == 0) {
+        rc = diag_error(d, origin, 0, "machine files are not overridden from the command line: "
+                        "scenario.machine=NAME runs another machine");
+    } else {
+        int sec = -1;
+        for (int i = 0; i < SEC_VARIANT0; i++)
+            if (strcmp(section, scn_set_sections[i]) == 0)
+                sec = i;
+        if (sec >= 0) {
+            scn_add_set(st, sec, rest, value, origin);
+        } else {
+            struct suggest sg;
+            suggest_init(&sg, section);
+            for (size_t i = 0; i < sizeof scn_set_sections / sizeof *scn_set_sections; i++)
+                suggest_add(&sg, scn_set_sections[i]);
+            rc = suggest_result(&sg)
+                     ? diag_error(d, origin, 0, "unknown section '%s'; did you mean %s?", section,
+                                  suggest_result(&sg))
+                     : diag_error(d, origin, 0, "unknown section '%s' (scenario, workload, quick, "
+                                  "report, variant.NAME, vm.NAME)", section);
+        }
+    }
+    free(section);
+    free(lhs);
+    return rc;
+}
+
+static int scn_apply_sets(struct scn_parse *st, const struct scenario_load_opts *opts,
+                          struct diag *d)
+{
+    for (int i = 0; opts && i < opts->nsets; i++)
+        if (scn_apply_set(st, opts->sets[i], opts->set_labels ? opts->set_labels[i] : NULL,
+                          d) != 0)
             return -1;
     return 0;
 }
@@ -548,12 +801,17 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
     static const struct inifile_ops ops = { .section = scn_on_section, .key = scn_on_key };
     int rc = inifile_parse(path, &ops, &st, d);
     if (rc == 0)
+        rc = scn_apply_sets(&st, opts, d);
+    if (rc == 0)
         rc = scn_interpret(&st, opts, d);
     for (int i = 0; i < st.nkv; i++) {
         free(st.kv[i].key);
         free(st.kv[i].value);
     }
     free(st.kv);
+    for (int i = 0; i < st.norigins; i++)
+        free(st.origins[i]);
+    free(st.origins);
     if (rc != 0) {
         scenario_free(s);
         return NULL;
@@ -574,6 +832,14 @@ int scenario_set_report_cpus(struct scenario *s, const char *list, char *msg, si
     return 0;
 }
 
+const void *scenario_wl_cfg(const struct scenario *s, int v, bool quick)
+{
+    const struct scenario_variant *sv = &s->variants[v];
+    if (sv->wl_cfg)
+        return quick ? sv->wl_cfg_quick : sv->wl_cfg;
+    return quick ? s->wl_cfg_quick : s->wl_cfg;
+}
+
 void scenario_free(struct scenario *s)
 {
     if (!s)
@@ -585,6 +851,9 @@ void scenario_free(struct scenario *s)
         free(v->cmdline);
         free(v->sysfs);
         free(v->config);
+        free(v->workload);
+        free(v->wl_cfg);
+        free(v->wl_cfg_quick);
         kparams_destroy(&v->kp);
     }
     free(s->variants);

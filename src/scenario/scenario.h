@@ -3,9 +3,12 @@
  *   [scenario]   name, description, machine, seed, replications
  *   [workload]   type = NAME, then that workload's parameters
  *   [quick]      replications and workload keys that --quick overrides
- *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each)
+ *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each),
+ *                and workload.KEY: that variant's own value of a workload key
  *   [vm X]       a guest: vcpus, pin, guest_cpuidle, ... (docs/vms.md)
  *   [report]     cpus = LIST: also report the per-CPU metrics over these CPUs
+ *   [sweep]      SECTION.KEY = V1, V2, ...: the grid of `pmlab sweep`
+ *                (sweep/sweep.h; a run ignores it)
  *
  * Everything is checked at load time against the machine, the knob registry
  * and the workload's parameter table, so a run never starts on a typo: the
@@ -31,6 +34,10 @@ struct scenario_variant {
     /* The text as written (continuation lines joined by a space), for reports. */
     char *kernel, *patches, *cmdline, *sysfs, *config;
     struct kparams kp;          /* resolved kernel settings */
+    char *workload;             /* its workload.KEY = VALUE lines as "KEY=VALUE ..." */
+    /* The workload configuration with its workload.KEY lines applied (full
+     * and --quick); NULL when it has none: the scenario's. */
+    void *wl_cfg, *wl_cfg_quick;
 };
 
 struct scenario {
@@ -61,6 +68,17 @@ struct scenario_load_opts {
      * "$PMLAB_MACHINES, then machines/ next to the scenario's directory, then
      * ./machines". */
     const char *machine_dirs;
+    /* --set SECTION.KEY=VALUE texts, applied after the file as if written at
+     * the end of that section: SECTION is scenario, workload, quick, report,
+     * variant.NAME (variant.* = every variant) or vm.NAME. A key of a
+     * variant's cmdline, sysfs, config or patches adds to what the file has
+     * (the kernel's rule: the last value given wins); any other key replaces
+     * the file's value. Errors name the --set text. */
+    const char *const *sets;
+    int nsets;
+    /* [nsets] or NULL: what names each set in messages ("--grid
+     * workload.load=7"); a NULL entry is "--set TEXT". */
+    const char *const *set_labels;
 };
 
 /* Load and validate path. NULL with d set on any error. */
@@ -71,5 +89,7 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
  * Returns 0, or -1 with msg = what is wrong, the setting unchanged. */
 int scenario_set_report_cpus(struct scenario *s, const char *list, char *msg, size_t msgsize);
 void scenario_free(struct scenario *s);
+/* The workload configuration variant v runs (its own, or the scenario's). */
+const void *scenario_wl_cfg(const struct scenario *s, int v, bool quick);
 
 #endif
