@@ -14,6 +14,7 @@ extern const struct wl_ops wl_jbb_ops;
 extern const struct wl_ops wl_fio_ops;
 extern const struct wl_ops wl_netrr_ops;
 extern const struct wl_ops wl_compute_ops;
+extern const struct wl_ops wl_cyclictest_ops;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_rr_ops,
@@ -21,6 +22,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_fio_ops,
     &wl_netrr_ops,
     &wl_compute_ops,
+    &wl_cyclictest_ops,
     NULL,
 };
 
