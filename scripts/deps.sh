@@ -4,7 +4,10 @@
 set -eu
 # clang and libclang-rt-dev (libFuzzer, only recommended by clang, so named
 # here): the fuzz targets (make fuzz, and briefly in make test).
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev"
+# libtracecmd-dev: `pmlab trace` reads trace-cmd trace.dat files through it;
+# its libtracecmd.pc requires libtracefs and libtraceevent, whose -dev
+# packages Debian 12 does not pull in with it.
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev libtracecmd-dev libtracefs-dev libtraceevent-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
