@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trace/trace.h"
@@ -134,12 +135,49 @@ static void test_sources_and_freq(void **state)
     trace_data_free(&td);
 }
 
+/* whatif: the real column is the trace's own choices; the governor, told
+ * each period's length, picks the deepest state that fits it. */
+static void test_whatif(void **state)
+{
+    (void)state;
+    struct trace_data td;
+    td_init(&td, 1);
+    uint64_t t = 0;
+    for (int i = 0; i < 20; i++) {
+        bool longp = i % 2;
+        add(&td, t, 0, TRACE_EV_IDLE, 0);          /* the real governor: always state 0 */
+        t += (longp ? 10000 : 50) * US;
+        add(&td, t, 0, TRACE_EV_IDLE, TRACE_IDLE_EXIT);
+        t += 10 * US;
+    }
+    struct trace_whatif_opts o = { .gov = cpuidle_find_governor("menu"), .hz = 250 };
+    assert_non_null(o.gov);
+    assert_int_equal(kversion_parse("6.12", &o.kernel), 0);
+    const int64_t res_us[] = { 1, 500, 3000 }, lat_us[] = { 1, 100, 1000 };
+    o.drv.state_count = 3;
+    for (int i = 0; i < 3; i++) {
+        snprintf(o.drv.states[i].name, sizeof o.drv.states[i].name, "s%d", i);
+        o.drv.states[i].target_residency_ns = res_us[i] * 1000;
+        o.drv.states[i].exit_latency_ns = lat_us[i] * 1000;
+    }
+    struct trace_whatif w;
+    trace_whatif_run(&td, &o, &w);
+    assert_int_equal(w.cpu[0].real[0].usage, 20);
+    assert_int_equal(w.cpu[0].real[0].below, 10);  /* the 10 ms ones fit s1 */
+    assert_int_equal(w.cpu[0].sim[0].usage + w.cpu[0].sim[1].usage + w.cpu[0].sim[2].usage, 20);
+    assert_true(w.cpu[0].sim[2].usage >= 5);       /* the long ones go deep */
+    assert_int_equal(w.cpu[0].sim[2].above, 0);
+    trace_whatif_free(&w);
+    trace_data_free(&td);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_residency_above_below),
         cmocka_unit_test(test_unknown_and_lost),
         cmocka_unit_test(test_sources_and_freq),
+        cmocka_unit_test(test_whatif),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,10 +8,12 @@
  * buffer, until its next entry: that time is counted as unknown, and an
  * idle period a loss cuts is dropped (lost_periods), not guessed.
  *
- * Above/below, as the kernel's cpuidle usage counters define them
- * (drivers/cpuidle/cpuidle.c cpuidle_reflect path): a period shorter than its
- * state's target residency is "above" (the state was too deep); one long
- * enough for a deeper state's target residency is "below".
+ * Above/below, against the given target residencies: a period shorter than
+ * its state's target residency is "above" (the state was too deep); one long
+ * enough for the next deeper state's is "below". The kernel's own counters
+ * (cpuidle_reflect's accounting) also subtract the state's exit latency for
+ * "below", which a table of residencies does not give; `trace whatif`, given
+ * both, counts them exactly as the kernel does.
  *
  * The wake-up source of an idle exit is the first thing the CPU's own buffer
  * shows after it: a timer expiry, an IPI, a device interrupt, a wake-up, or

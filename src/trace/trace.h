@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kernel/cpuidle/cpuidle.h"
+#include "kernel/kversion.h"
 #include "util/diag.h"
 
 #define TRACE_MAX_STATES 16   /* cpuidle states per CPU (CPUIDLE_STATE_MAX is 10) */
@@ -106,5 +108,33 @@ void trace_stats_free(struct trace_stats *s);
 /* The report: events read and dropped, per CPU and state, busy and wake-ups,
  * frequency residency. */
 void trace_stats_print(FILE *out, const struct trace_data *td, const struct trace_stats *s);
+
+
+/* ---- what-if (whatif.c) ------------------------------------------------------ */
+
+struct trace_whatif_opts {
+    const struct cpuidle_governor *gov;
+    struct cpuidle_driver drv;     /* the idle table the governor chooses from */
+    struct kversion kernel;        /* governor behaviour by version */
+    int hz;                        /* CONFIG_HZ: the tick */
+};
+
+struct trace_whatif_cpu {
+    struct cpuidle_state_usage real[CPUIDLE_STATE_MAX], sim[CPUIDLE_STATE_MAX];
+};
+
+struct trace_whatif {
+    int ncpus, nstates;
+    struct trace_whatif_cpu *cpu;
+    uint64_t beyond_table;         /* real periods in a state the table lacks */
+};
+
+/* Replay td's closed idle periods through o->gov on o->drv (whatif.c says
+ * what is approximated). */
+void trace_whatif_run(const struct trace_data *td, const struct trace_whatif_opts *o,
+                      struct trace_whatif *out);
+void trace_whatif_free(struct trace_whatif *w);
+void trace_whatif_print(FILE *out, const struct trace_data *td, const struct trace_whatif_opts *o,
+                        const struct trace_whatif *w);
 
 #endif

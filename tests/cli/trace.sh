@@ -35,3 +35,24 @@ echo "not a trace" >"$T/bad.dat"
 [ $rc -eq 2 ] || fail "no file: exit $rc"
 set -e
 ok "bad input: exit 2"
+
+# whatif: the same periods through menu and teo; every period accounted on
+# both sides; a bad table or governor is exit 2.
+for g in menu teo; do
+    "$P" trace whatif "$T/juno.dat" --governor $g --target-residency-us 1,2000,2500 \
+        --exit-latency-us 1,1200,1200 >"$T/w-$g" || fail "whatif $g"
+    grep -q "^all CPUs: real 231 periods, .*; $g 231 periods" "$T/w-$g" \
+        || fail "whatif $g: $(grep '^all' "$T/w-$g")"
+    grep -q "^approximated: sleep length = each period's observed length" "$T/w-$g" \
+        || fail "whatif $g: approximation not said"
+done
+cmp -s "$T/w-menu" "$T/w-teo" && fail "menu and teo chose the same for every period"
+set +e
+"$P" trace whatif "$T/juno.dat" --governor menu --target-residency-us 1,2 --exit-latency-us 1 \
+    >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "whatif: lists of different lengths: exit $rc"
+"$P" trace whatif "$T/juno.dat" --governor nope --target-residency-us 1 --exit-latency-us 1 \
+    >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "whatif: unknown governor: exit $rc"
+set -e
+ok "whatif: the trace's 231 closed periods through menu and teo, beside the real choices"
