@@ -1,10 +1,12 @@
 /* workload: registry and generic parameter handling, see workload.h. */
 #include "workload/workload.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/strutil.h"
 #include "util/xalloc.h"
@@ -122,6 +124,14 @@ static int wl_file_set(const struct wl_ops *ops, const struct wl_param *p, void 
     if (!*value)
         return diag_error(d, file, line, "%s: expected a file name", p->name);
     char *path = wl_file_resolve(value, file);
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        /* Only regular files: a FIFO or a terminal would block the load. */
+        diag_error(d, file, line, "%s: %s: %s", p->name, path,
+                   stat(path, &sb) != 0 ? strerror(errno) : "not a regular file");
+        free(path);
+        return -1;
+    }
     void *data = ops->load_file(path, d);
     if (!data) {
         free(path);

@@ -50,3 +50,9 @@ status "$P" run "$T/s.ini" --quiet
 [ $rc -eq 2 ] || fail "no duration: exit status not 2"
 grep -q "no global.duration: set duration_ms" "$T/err" || fail "no duration: $(cat "$T/err")"
 ok "a use case without a duration needs duration_ms"
+
+sed -i 's/^file = u.json/file = missing.json/' "$T/s.ini"
+status "$P" run "$T/s.ini" --quiet
+[ $rc -eq 2 ] && grep -q "s.ini:6: file: .*missing.json: No such file" "$T/err" \
+    || fail "missing file: $rc $(cat "$T/err")"
+ok "a missing use case file: exit 2 at the scenario's line"
