@@ -71,6 +71,23 @@ static int trace_parse_table(const char *text, int64_t *res, int max)
     return n;
 }
 
+/* The one TRACE argument after the options, read into td. -1 when absent or
+ * unreadable, said on stderr. */
+static int trace_load_arg(const char *sub, int argc, char **argv, struct trace_data *td)
+{
+    if (argc - optind != 1) {
+        fprintf(stderr, "pmlab trace %s: expected one TRACE file (pmlab trace --help)\n", sub);
+        return -1;
+    }
+    struct diag d = { 0 };
+    if (trace_read(argv[optind], td, &d) != 0) {
+        fprintf(stderr, "%s\n", d.msg);
+        trace_data_free(td);
+        return -1;
+    }
+    return 0;
+}
+
 static int trace_stats_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -94,17 +111,9 @@ static int trace_stats_main(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
     }
-    if (argc - optind != 1) {
-        fprintf(stderr, "pmlab trace stats: expected one TRACE file (pmlab trace --help)\n");
-        return EXIT_BAD_INPUT;
-    }
     struct trace_data td;
-    struct diag d = { 0 };
-    if (trace_read(argv[optind], &td, &d) != 0) {
-        fprintf(stderr, "%s\n", d.msg);
-        trace_data_free(&td);
+    if (trace_load_arg("stats", argc, argv, &td) != 0)
         return EXIT_BAD_INPUT;
-    }
     struct trace_stats s;
     trace_stats_compute(&td, res, nres, &s);
     trace_stats_print(stdout, &td, &s);
@@ -186,17 +195,9 @@ static int trace_whatif_main(int argc, char **argv)
     }
     if (trace_whatif_table(&o.drv, res, nres, lat, nlat) != 0)
         return EXIT_BAD_INPUT;
-    if (argc - optind != 1) {
-        fprintf(stderr, "pmlab trace whatif: expected one TRACE file (pmlab trace --help)\n");
-        return EXIT_BAD_INPUT;
-    }
     struct trace_data td;
-    struct diag d = { 0 };
-    if (trace_read(argv[optind], &td, &d) != 0) {
-        fprintf(stderr, "%s\n", d.msg);
-        trace_data_free(&td);
+    if (trace_load_arg("whatif", argc, argv, &td) != 0)
         return EXIT_BAD_INPUT;
-    }
     struct trace_whatif w;
     trace_whatif_run(&td, &o, &w);
     trace_whatif_print(stdout, &td, &o, &w);
