@@ -28,11 +28,13 @@
  *
  * Metrics: lat_min_us, lat_avg_us, lat_p50_us, lat_p99_us, lat_max_us,
  * samples, overruns (expiries already past when the thread re-armed),
- * hist_overflows; per state wake_share.<STATE> (% of samples) and
- * wake_lat.<STATE> (mean, us); then world_collect_metrics. Series:
- * latency_hist (1 us buckets up to hist_max_us, as cyclictest -h prints)
- * and wake_latency_by_cstate (one row per state). Samples count from the
- * end of the warm-up. */
+ * hist_overflows; per state wake_share.<STATE> (% of samples); then
+ * world_collect_metrics. Series: latency_hist (1 us buckets up to
+ * hist_max_us, as cyclictest -h prints) and wake_latency_by_cstate (one row
+ * per state: samples, share, mean, p50, p99, max). A state's latency is a
+ * series row, not a metric: a state without samples in a run has none, and
+ * a metric must have a value in every run to be compared. Samples count from
+ * the end of the warm-up. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -256,8 +258,6 @@ static void ct_collect_by_class(const struct ct_run *run, struct rpt_metric_set 
         char name[RPT_NAME_MAX];
         snprintf(name, sizeof name, "wake_share.%s", ct_class_name(w, cls));
         rpt_set_put(out, name, "%", RPT_NEUTRAL, share);
-        snprintf(name, sizeof name, "wake_lat.%s", ct_class_name(w, cls));
-        rpt_set_put(out, name, "us", RPT_LOWER_BETTER, sim_hist_mean_us(h));
         double row[7] = { cls == CT_CLASS_BUSY ? -1 : cls == CT_CLASS_NOIDLE_DRV ? -2 : cls,
                           (double)h->count, share, sim_hist_mean_us(h),
                           sim_hist_percentile_us(h, 50), sim_hist_percentile_us(h, 99),
