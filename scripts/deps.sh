@@ -8,7 +8,10 @@ set -eu
 # (tests/browser/).
 # libsqlite3-dev and nettle-dev (SHA-256): the sweep results database;
 # libopenmpi-dev and openmpi-bin: pmlab-mpi (make MPI=1, and its test).
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3 libsqlite3-dev nettle-dev libopenmpi-dev openmpi-bin"
+# libtracecmd-dev: `pmlab trace` reads trace-cmd trace.dat files through it;
+# its libtracecmd.pc requires libtracefs and libtraceevent, whose -dev
+# packages Debian 12 does not pull in with it.
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3 libsqlite3-dev nettle-dev libopenmpi-dev openmpi-bin libtracecmd-dev libtracefs-dev libtraceevent-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

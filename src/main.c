@@ -18,6 +18,7 @@ static const struct cli_command *const commands[] = {
     &cli_sweep_command,
     &cli_export_command,
     &cli_merge_command,
+    &cli_trace_command,
     NULL,
 };
 

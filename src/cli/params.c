@@ -62,9 +62,13 @@ static void params_print_workloads(void)
     printf("\nworkloads ([workload] type = NAME, then its keys):\n");
     for (const struct wl_ops *const *w = wl_registry; *w; w++) {
         printf("%s: %s\n", (*w)->name, (*w)->desc);
-        for (const struct wl_param *p = (*w)->params; p->name; p++)
-            printf("    %-14s default %-8s range [%g, %g]  %s\n", p->name, p->def, p->min, p->max,
-                   p->desc);
+        for (const struct wl_param *p = (*w)->params; p->name; p++) {
+            if (p->type == WL_PARAM_FILE)
+                printf("    %-14s (a file, required)  %s\n", p->name, p->desc);
+            else
+                printf("    %-14s default %-8s range [%g, %g]  %s\n", p->name, p->def, p->min,
+                       p->max, p->desc);
+        }
     }
 }
 

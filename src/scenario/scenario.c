@@ -348,8 +348,9 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
         return diag_error(d, st->path, scn_key_line(st, SEC_WORKLOAD, "type"),
                           "%s runs inside a VM: the scenario needs a [vm NAME] section (docs/vms.md)",
                           s->wl->name);
-    s->wl_cfg = xmalloc(s->wl->config_size);
-    s->wl_cfg_quick = xmalloc(s->wl->config_size);
+    /* Zeroed: a load that fails before [quick] is copied frees no file. */
+    s->wl_cfg = xcalloc(1, s->wl->config_size);
+    s->wl_cfg_quick = xcalloc(1, s->wl->config_size);
     wl_config_defaults(s->wl, s->wl_cfg);
     for (int i = 0; i < st->nkv; i++) {
         const struct raw_kv *kv = &st->kv[i];
@@ -373,7 +374,7 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
 static int scn_quick(struct scn_parse *st, struct diag *d)
 {
     struct scenario *s = st->s;
-    memcpy(s->wl_cfg_quick, s->wl_cfg, s->wl->config_size);
+    wl_config_copy(s->wl, s->wl_cfg_quick, s->wl_cfg);
     s->quick_replications = s->replications < 3 ? s->replications : 3;
     for (int i = 0; i < st->nkv; i++) {
         const struct raw_kv *kv = &st->kv[i];
@@ -861,6 +862,10 @@ void scenario_free(struct scenario *s)
     free(s->report_cpus);
     free(s->wl_affinity);
     free(s->description);
+    if (s->wl && s->wl_cfg)
+        wl_config_release(s->wl, s->wl_cfg);
+    if (s->wl && s->wl_cfg_quick)
+        wl_config_release(s->wl, s->wl_cfg_quick);
     free(s->wl_cfg);
     free(s->wl_cfg_quick);
     hw_machine_free(s->machine);

@@ -1,12 +1,15 @@
 /* workload: registry and generic parameter handling, see workload.h. */
 #include "workload/workload.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/strutil.h"
+#include "util/xalloc.h"
 #include "world.h"
 
 extern const struct wl_ops wl_rr_ops;
@@ -14,6 +17,8 @@ extern const struct wl_ops wl_jbb_ops;
 extern const struct wl_ops wl_fio_ops;
 extern const struct wl_ops wl_netrr_ops;
 extern const struct wl_ops wl_compute_ops;
+extern const struct wl_ops wl_cyclictest_ops;
+extern const struct wl_ops wl_rtapp_ops;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_rr_ops,
@@ -21,6 +26,8 @@ const struct wl_ops *const wl_registry[] = {
     &wl_fio_ops,
     &wl_netrr_ops,
     &wl_compute_ops,
+    &wl_cyclictest_ops,
+    &wl_rtapp_ops,
     NULL,
 };
 
@@ -66,8 +73,75 @@ void wl_config_defaults(const struct wl_ops *ops, void *cfg)
     char msg[128];
     memset(cfg, 0, ops->config_size);
     for (const struct wl_param *p = ops->params; p->name; p++)
-        if (wl_param_store(p, cfg, p->def, msg, sizeof msg) != 0)
+        if (p->type != WL_PARAM_FILE && wl_param_store(p, cfg, p->def, msg, sizeof msg) != 0)
             abort(); /* a bad default is a programming error, caught by the tests */
+}
+
+static struct wl_file **wl_file_field(const struct wl_param *p, const void *cfg)
+{
+    return (struct wl_file **)((char *)cfg + p->offset);
+}
+
+static void wl_file_put(struct wl_file *f)
+{
+    if (!f || --f->refs > 0)
+        return;
+    f->free_data(f->data);
+    free(f->path);
+    free(f);
+}
+
+void wl_config_copy(const struct wl_ops *ops, void *dst, const void *src)
+{
+    memcpy(dst, src, ops->config_size);
+    for (const struct wl_param *p = ops->params; p->name; p++)
+        if (p->type == WL_PARAM_FILE && *wl_file_field(p, dst))
+            (*wl_file_field(p, dst))->refs++;
+}
+
+void wl_config_release(const struct wl_ops *ops, void *cfg)
+{
+    for (const struct wl_param *p = ops->params; p->name; p++) {
+        if (p->type != WL_PARAM_FILE)
+            continue;
+        wl_file_put(*wl_file_field(p, cfg));
+        *wl_file_field(p, cfg) = NULL;
+    }
+}
+
+/* A path relative to the scenario file's directory (absolute ones as they are). */
+static char *wl_file_resolve(const char *value, const char *scenario_path)
+{
+    const char *slash = scenario_path ? strrchr(scenario_path, '/') : NULL;
+    if (value[0] == '/' || !slash)
+        return xstrdup(value);
+    return xasprintf("%.*s/%s", (int)(slash - scenario_path), scenario_path, value);
+}
+
+static int wl_file_set(const struct wl_ops *ops, const struct wl_param *p, void *cfg,
+                       const char *value, const char *file, int line, struct diag *d)
+{
+    if (!*value)
+        return diag_error(d, file, line, "%s: expected a file name", p->name);
+    char *path = wl_file_resolve(value, file);
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        /* Only regular files: a FIFO or a terminal would block the load. */
+        diag_error(d, file, line, "%s: %s: %s", p->name, path,
+                   stat(path, &sb) != 0 ? strerror(errno) : "not a regular file");
+        free(path);
+        return -1;
+    }
+    void *data = ops->load_file(path, d);
+    if (!data) {
+        free(path);
+        return -1;
+    }
+    struct wl_file *f = xmalloc(sizeof *f);
+    *f = (struct wl_file){ .refs = 1, .path = path, .data = data, .free_data = ops->free_file };
+    wl_file_put(*wl_file_field(p, cfg));
+    *wl_file_field(p, cfg) = f;
+    return 0;
 }
 
 int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const char *value,
@@ -76,6 +150,8 @@ int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const ch
     for (const struct wl_param *p = ops->params; p->name; p++) {
         if (strcmp(p->name, key) != 0)
             continue;
+        if (p->type == WL_PARAM_FILE)
+            return wl_file_set(ops, p, cfg, value, file, line, d);
         char msg[160];
         if (wl_param_store(p, cfg, value, msg, sizeof msg) != 0)
             return diag_error(d, file, line, "%s: %s", key, msg);

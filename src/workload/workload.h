@@ -22,6 +22,19 @@ struct world;
 enum wl_param_type {
     WL_PARAM_DOUBLE,  /* stored as double */
     WL_PARAM_INT,     /* stored as int64_t */
+    WL_PARAM_FILE,    /* a file the workload reads when the scenario loads (ops->load_file),
+                       * relative to the scenario's directory; stored as struct wl_file *,
+                       * NULL while unset (default "") */
+};
+
+/* A workload's input file, read once and shared read-only by every run and by
+ * the full and quick configurations (reference counted: wl_config_copy,
+ * wl_config_release). */
+struct wl_file {
+    int refs;
+    char *path;               /* as opened */
+    void *data;               /* ops->load_file's result */
+    void (*free_data)(void *data);
 };
 
 struct wl_param {
@@ -60,6 +73,10 @@ struct wl_ops {
      * has exactly one load point and its metrics are used as they are). */
     void (*combine)(const void *cfg, const struct rpt_metric_set *points, int npoints,
                     struct rpt_metric_set *out);
+    /* WL_PARAM_FILE: read and check path; NULL with d = "PATH:LINE: what is
+     * wrong" (exit status 2). Warnings (keys ignored) go to stderr. */
+    void *(*load_file)(const char *path, struct diag *d);
+    void (*free_file)(void *data);
     /* It runs inside the scenario's first [vm]: loading a scenario without
      * one is an error at its `type` line, not a failure of every job. */
     bool needs_vm;
@@ -87,7 +104,12 @@ const struct wl_ops *wl_find(const char *name);
 
 /* Fill cfg with every parameter's default. */
 void wl_config_defaults(const struct wl_ops *ops, void *cfg);
-/* Set one parameter from text. Returns 0, or -1 with d = "file:line: ...". */
+/* Copy a configuration, sharing its files (memcpy would not count them). */
+void wl_config_copy(const struct wl_ops *ops, void *dst, const void *src);
+/* Drop cfg's references to its files (cfg's memory stays the caller's). */
+void wl_config_release(const struct wl_ops *ops, void *cfg);
+/* Set one parameter from text. Returns 0, or -1 with d = "file:line: ...";
+ * a file parameter's errors are the file's own ("x.json:12: ..."). */
 int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const char *value,
                   const char *file, int line, struct diag *d);
 

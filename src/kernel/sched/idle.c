@@ -194,6 +194,7 @@ void idle_init(struct world *w)
         sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);
         sim_event_init(&is->cpu[cpu].timer_ev, idle_timer_fired);
         is->cpu[cpu].state = -1;
+        is->cpu[cpu].wl_timer_ns = SIM_TIME_MAX;
         idle_timer_arm(w, cpu);
     }
     if (is->mode != IDLE_MODE_CPUIDLE)
@@ -286,7 +287,9 @@ static void idle_fill_timers(struct world *w, int cpu)
     struct tick_sched_view v = {
         .now_ns = w->q.now_ns,
         .tick_period_ns = is->tick_period_ns,
-        .next_timer_ns = is->cpu[cpu].timer_ev.when_ns,
+        .next_timer_ns = is->cpu[cpu].wl_timer_ns < is->cpu[cpu].timer_ev.when_ns
+                             ? is->cpu[cpu].wl_timer_ns
+                             : is->cpu[cpu].timer_ev.when_ns,
         .can_stop_tick = is->nohz,
         .tick_stopped = is->cpu[cpu].tick_stopped,
     };
@@ -419,6 +422,11 @@ void idle_exit_end(struct world *w, int cpu)
     }
     ic->in_idle = false;
     ic->state = -1;
+}
+
+void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns)
+{
+    w->idle.cpu[cpu].wl_timer_ns = when_ns;
 }
 
 void idle_task_runs(struct world *w, int cpu)

@@ -58,6 +58,8 @@ struct idle_cpu {
     struct sim_event tick_ev;   /* next tick while idle with the tick running */
     struct sim_event poll_ev;   /* POLL time limit */
     struct sim_event timer_ev;  /* next housekeeping timer of this CPU */
+    sim_time_t wl_timer_ns;     /* earliest workload hrtimer armed on this CPU
+                                 * (idle_set_wl_timer), SIM_TIME_MAX none */
     /* Metric accumulators since the measurement start. */
     uint64_t nr_entries;        /* idle entries (governor selections) */
     uint64_t nr_tick_stopped;   /* of those, entries that left the tick stopped */
@@ -131,6 +133,11 @@ sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why, sim_tim
 /* The hardware exit is over (cpuidle_enter_state returns): account the
  * period and let the governor learn. */
 void idle_exit_end(struct world *w, int cpu);
+/* A workload armed (or moved) an hrtimer on cpu: when_ns is the earliest of
+ * its timers there (SIM_TIME_MAX: none). The timer wheel and hrtimer queue
+ * are the kernel's, so the governor sees the timer in its sleep length
+ * (tick_nohz_get_sleep_length) like any other; the workload fires it. */
+void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns);
 /* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
 void idle_task_runs(struct world *w, int cpu);
 

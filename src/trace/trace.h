@@ -1,0 +1,140 @@
+/* trace: a recorded ftrace trace (trace-cmd's trace.dat) as the events pmlab
+ * reads from it, and idlestat-like statistics of the real system.
+ *
+ * tracedat.c reads the file through libtracecmd (trace-cmd's own reader) into
+ * a list of events in time order; stats.c turns that list into per-CPU,
+ * per-idle-state statistics; neither knows the other's format, so the
+ * statistics are tested on hand-made event lists. */
+#ifndef PMLAB_TRACE_TRACE_H
+#define PMLAB_TRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernel/cpuidle/cpuidle.h"
+#include "kernel/kversion.h"
+#include "util/diag.h"
+
+#define TRACE_MAX_STATES 16   /* cpuidle states per CPU (CPUIDLE_STATE_MAX is 10) */
+#define TRACE_IDLE_EXIT (-1)  /* cpu_idle state=4294967295 (PWR_EVENT_EXIT) */
+
+enum trace_ev_kind {
+    TRACE_EV_IDLE,     /* power:cpu_idle: value = state index or TRACE_IDLE_EXIT */
+    TRACE_EV_FREQ,     /* power:cpu_frequency (or devlib's print marker): value = kHz */
+    TRACE_EV_SWITCH,   /* sched:sched_switch: value = next pid (0: the idle task) */
+    TRACE_EV_WAKEUP,   /* sched:sched_wakeup(_new): value = target CPU */
+    TRACE_EV_IRQ,      /* irq:irq_handler_entry: a device interrupt */
+    TRACE_EV_IPI,      /* ipi:ipi_entry, irq_vectors IPI entries */
+    TRACE_EV_TIMER,    /* timer:hrtimer_expire_entry, timer_expire_entry, local timer */
+    TRACE_EV_LOST,     /* events lost on this CPU's buffer just before */
+    TRACE_EV_NKINDS,
+};
+
+struct trace_ev {
+    uint64_t ts_ns;
+    int cpu;               /* the CPU it is about (cpu_id field, else the buffer's) */
+    enum trace_ev_kind kind;
+    int64_t value;
+};
+
+struct trace_data {
+    char *path;
+    int ncpus;
+    struct trace_ev *ev;   /* time order */
+    size_t n, cap;
+    uint64_t first_ts_ns, last_ts_ns;
+    uint64_t nrecords;     /* every record read, of any event */
+    uint64_t count[TRACE_EV_NKINDS];
+    uint64_t ndevlib_freq; /* of count[TRACE_EV_FREQ], devlib's start markers (ftrace print) */
+    uint64_t nlost;        /* lost events, as the buffers counted them (-1 unknown: 1) */
+    char dropped[512];     /* what the file lacked (truncated data), "" if nothing */
+};
+
+/* Read path; -1 with d = "PATH: what is wrong" (exit status 2): not a
+ * trace.dat, or without power:cpu_idle (naming the trace-cmd record options
+ * it needs). A file cut short is read as far as it goes and td->dropped
+ * says what was missing. */
+int trace_read(const char *path, struct trace_data *td, struct diag *d);
+void trace_data_free(struct trace_data *td);
+/* Append an event (the reader, and tests building traces by hand). */
+void trace_add(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
+               int64_t value);
+
+/* ---- statistics (stats.c) ---------------------------------------------------- */
+
+enum trace_wake_src {
+    TRACE_WAKE_TIMER, TRACE_WAKE_IPI, TRACE_WAKE_IRQ, TRACE_WAKE_TASK, TRACE_WAKE_UNKNOWN,
+    TRACE_WAKE_NSRC,
+};
+
+struct trace_state_stats {
+    uint64_t hits;         /* entries (cpu_idle with this state) */
+    uint64_t closed;       /* of those, periods whose exit is in the trace */
+    double total_ns, min_ns, max_ns;
+    uint64_t above, below; /* against the table's target residencies */
+};
+
+struct trace_freq_time {
+    int64_t khz;           /* 0: not known yet (before the CPU's first event) */
+    double ns;
+};
+
+struct trace_cpu_stats {
+    struct trace_state_stats st[TRACE_MAX_STATES];
+    int nstates;           /* highest state seen + 1 */
+    double busy_ns;        /* between an idle exit and the next entry */
+    double unknown_ns;     /* before its first idle event, and after lost events */
+    uint64_t wake[TRACE_WAKE_NSRC];
+    uint64_t lost_periods; /* idle periods cut by lost events */
+    struct trace_freq_time *freq;
+    int nfreq;
+};
+
+struct trace_stats {
+    int ncpus;
+    struct trace_cpu_stats *cpu;
+    double span_ns;
+    /* target residency (us) of each state, nres of them; 0: no table, no
+     * above/below */
+    int64_t target_res_us[TRACE_MAX_STATES];
+    int nres;
+};
+
+/* Statistics of td; target_res_us[nres] the idle table (nres 0: none). */
+void trace_stats_compute(const struct trace_data *td, const int64_t *target_res_us, int nres,
+                         struct trace_stats *out);
+void trace_stats_free(struct trace_stats *s);
+/* The report: events read and dropped, per CPU and state, busy and wake-ups,
+ * frequency residency. */
+void trace_stats_print(FILE *out, const struct trace_data *td, const struct trace_stats *s);
+
+
+/* ---- what-if (whatif.c) ------------------------------------------------------ */
+
+struct trace_whatif_opts {
+    const struct cpuidle_governor *gov;
+    struct cpuidle_driver drv;     /* the idle table the governor chooses from */
+    struct kversion kernel;        /* governor behaviour by version */
+    int hz;                        /* CONFIG_HZ: the tick */
+};
+
+struct trace_whatif_cpu {
+    struct cpuidle_state_usage real[CPUIDLE_STATE_MAX], sim[CPUIDLE_STATE_MAX];
+};
+
+struct trace_whatif {
+    int ncpus, nstates;
+    struct trace_whatif_cpu *cpu;
+    uint64_t beyond_table;         /* real periods in a state the table lacks */
+};
+
+/* Replay td's closed idle periods through o->gov on o->drv (whatif.c says
+ * what is approximated). */
+void trace_whatif_run(const struct trace_data *td, const struct trace_whatif_opts *o,
+                      struct trace_whatif *out);
+void trace_whatif_free(struct trace_whatif *w);
+void trace_whatif_print(FILE *out, const struct trace_data *td, const struct trace_whatif_opts *o,
+                        const struct trace_whatif *w);
+
+#endif

@@ -1,0 +1,58 @@
+#!/bin/sh
+# pmlab trace stats on the real Juno trace (tests/data/traces): the counts
+# trace-cmd report gives (474 cpu_idle events: 237 entries, 122 / 62 / 53 in
+# states 0 / 1 / 2), a copy cut short (read as far as it goes, saying what
+# was dropped), and bad input (exit 2).
+. tests/lib.sh
+gzip -dc tests/data/traces/juno-sched_load.trace.dat.gz >"$T/juno.dat"
+
+"$P" trace stats "$T/juno.dat" --target-residency-us 1,2000,2500 >"$T/out" || fail "trace stats"
+grep -q "events: cpu_idle 474, cpu_frequency 16, sched_switch 399" "$T/out" \
+    || fail "event counts: $(sed -n 2p "$T/out")"
+hits() { awk -v s="$1" '$2 == s && $1 ~ /^[0-9]+$/ && NF == 10 { n += $3 } END { print n }' "$T/out"; }
+[ "$(hits 0)" = 122 ] && [ "$(hits 1)" = 62 ] && [ "$(hits 2)" = 53 ] \
+    || fail "per-state hits $(hits 0)/$(hits 1)/$(hits 2), want 122/62/53"
+grep -q "^dropped" "$T/out" && fail "a whole file reported as dropping events"
+ok "juno: 474 cpu_idle events, hits per state as trace-cmd report counts them"
+
+# Cut inside CPU 3's events (its data starts at 3338240 and holds 56 KiB):
+# the rest of CPU 3 and all of CPUs 4 and 5 are gone.
+head -c 3360000 "$T/juno.dat" >"$T/cut.dat"
+"$P" trace stats "$T/cut.dat" >"$T/cut" || fail "truncated trace: exit $?"
+grep -q "dropped: the file ends early: CPU 3: 20 of 56 KiB of events; CPU 4: 0 of 24 KiB" "$T/cut" \
+    || fail "truncation not said: $(grep dropped "$T/cut")"
+n=$(sed -n 's/^events: cpu_idle \([0-9]*\),.*/\1/p' "$T/cut")
+[ "$n" -gt 0 ] && [ "$n" -lt 474 ] || fail "truncated trace: $n cpu_idle events"
+ok "a file cut short is read as far as it goes ($n cpu_idle events) and says what was dropped"
+
+set +e
+echo "not a trace" >"$T/bad.dat"
+"$P" trace stats "$T/bad.dat" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "bad.dat: not a trace-cmd trace.dat" "$T/err" || fail "not a trace: $rc $(cat "$T/err")"
+"$P" trace stats "$T/juno.dat" --target-residency-us 1,x >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "bad table: exit $rc"
+"$P" trace stats >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "no file: exit $rc"
+set -e
+ok "bad input: exit 2"
+
+# whatif: the same periods through menu and teo; every period accounted on
+# both sides; a bad table or governor is exit 2.
+for g in menu teo; do
+    "$P" trace whatif "$T/juno.dat" --governor $g --target-residency-us 1,2000,2500 \
+        --exit-latency-us 1,1200,1200 >"$T/w-$g" || fail "whatif $g"
+    grep -q "^all CPUs: real 231 periods, .*; $g 231 periods" "$T/w-$g" \
+        || fail "whatif $g: $(grep '^all' "$T/w-$g")"
+    grep -q "^approximated: sleep length = each period's observed length" "$T/w-$g" \
+        || fail "whatif $g: approximation not said"
+done
+cmp -s "$T/w-menu" "$T/w-teo" && fail "menu and teo chose the same for every period"
+set +e
+"$P" trace whatif "$T/juno.dat" --governor menu --target-residency-us 1,2 --exit-latency-us 1 \
+    >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "whatif: lists of different lengths: exit $rc"
+"$P" trace whatif "$T/juno.dat" --governor nope --target-residency-us 1 --exit-latency-us 1 \
+    >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "whatif: unknown governor: exit $rc"
+set -e
+ok "whatif: the trace's 231 closed periods through menu and teo, beside the real choices"
