@@ -891,6 +891,7 @@ bool sched_balance_newidle(struct world *w, int cpu)
         return false;
     double curr_cost = 0;
     bool pulled = false, cont = true;
+    c->in_newidle = true;
     for (int l = 0; l < n && !pulled && cont; l++) {
         struct sd_lb_state *lb = sd_state(w, &d[l]);
         sd_decay_newidle_cost(w, lb);
@@ -906,6 +907,7 @@ bool sched_balance_newidle(struct world *w, int cpu)
         }
         curr_cost += cost;
     }
+    c->in_newidle = false;
     if (curr_cost > c->max_idle_balance_cost_ns)
         c->max_idle_balance_cost_ns = curr_cost;
     if (pulled)

@@ -344,7 +344,10 @@ void sched_move_queued(struct world *w, int src, struct task *prev, struct task 
 {
     sched_unlink(w, src, prev, t);
     w->sched.nr_pulls++;
-    sched_activate(w, t, dst);
+    if (w->sched.cpu[dst].in_newidle)
+        sched_enqueue(w, dst, t);   /* dst is choosing its next task: no wake-up */
+    else
+        sched_activate(w, t, dst);
 }
 
 void sched_pull_running(struct world *w, int src, int dst)

@@ -105,6 +105,8 @@ struct sched_cpu {
     double max_idle_balance_cost_ns; /* rq->max_idle_balance_cost */
     double misfit_task_load;    /* rq->misfit_task_load, 0 none */
     bool nohz_idle;             /* in nohz.idle_cpus_mask */
+    bool in_newidle;            /* running sched_balance_newidle: a task moved
+                                 * here is queued, not woken for */
     struct sched_avg avg;       /* cfs_rq->avg: util (running), load (nr_running x 1024) */
     int avg_nr;                 /* nr_running the averages hold since last_update_ns */
     bool avg_running;
