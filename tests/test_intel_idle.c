@@ -22,6 +22,7 @@
 #define ALWAYS INTEL_IDLE_FLAG_ALWAYS_ENABLE
 #define IBRS INTEL_IDLE_FLAG_IBRS
 #define OFF CPUIDLE_FLAG_OFF
+#define XSTATE INTEL_IDLE_FLAG_INIT_XSTATE
 
 /* One test's world: a machine, a variant's knobs, the driver built from them. */
 struct ii {
@@ -106,6 +107,27 @@ static void test_skx_defaults(void **state)
     assert_true(t->info.smt_active);
     assert_true(t->info.acpi_cst_read);     /* use_acpi model, _CST lists every hint */
     assert_int_equal(t->info.c1e_promotion, C1E_PROMOTION_DISABLE);
+    ii_free(t);
+}
+
+/* A machine file with its own C6 exit (190 us) for a model with a table:
+ * the driver keeps the table's C6 (290/800, PC6 enabled) and says so; the
+ * file's _CST, lacking C6, marks it off because SPR is a use_acpi model,
+ * and intel_idle.no_acpi=1 leaves it on (the _CST is not read). */
+static void test_table_wins_file_cst_marks_off(void **state)
+{
+    (void)state;
+    struct ii *t = ii_new("tests/data/machines/spr-file-cst.ini", NULL);
+    assert_int_equal(ii_init(t), 0);
+    assert_string_equal(t->info.table, "spr");
+    assert_int_equal(t->drv.state_count, 4);
+    expect_state(t, 3, "C6", 290, 800, TLB | XSTATE | OFF, CPUIDLE_ENTER_MWAIT_XSTATE);
+    expect_state(t, 2, "C1E", 2, 4, ALWAYS, CPUIDLE_ENTER_MWAIT);
+    assert_non_null(strstr(t->info.source, "compiled table 'spr' for SAPPHIRERAPIDS_X"));
+    assert_non_null(strstr(t->info.source, "marks table states it lacks off"));
+    ii_set(t, "intel_idle.no_acpi", "1");
+    assert_int_equal(ii_init(t), 0);
+    expect_state(t, 3, "C6", 290, 800, TLB | XSTATE, CPUIDLE_ENTER_MWAIT_XSTATE);
     ii_free(t);
 }
 
@@ -481,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_rpl_knobs),
         cmocka_unit_test(test_spectre_v2),
         cmocka_unit_test(test_params),
+        cmocka_unit_test(test_table_wins_file_cst_marks_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * state (latency, residency, entry method, the CPUs it is disabled on), and
  * the PM QoS limits as their files read. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kernel/sched/idle.h"
@@ -43,12 +44,17 @@ static void explain_idle_states(struct explain *x, const struct idle_explain *e)
     for (int i = 0; i < e->drv.state_count; i++) {
         const struct cpuidle_state *st = &e->drv.states[i];
         char *cpus = explain_cpus(e->state_disabled + (size_t)i * (size_t)e->ncpus, e->ncpus);
+        char hw[96] = "";
+        const struct hw_cstate *h = e->hw_state[i];
+        if (h)
+            snprintf(hw, sizeof hw, "; hardware %s %s exit %lld us", e->hw_type, h->name,
+                     (long long)(h->exit_latency_ns / 1000));
         explain_add(x, "cpuidle state%d: %-4s %-12s latency %lld us, residency %lld us, %s%s%s; "
-                    "disabled on cpus: %s", i, st->name, st->desc,
+                    "disabled on cpus: %s%s", i, st->name, st->desc,
                     (long long)(st->exit_latency_ns / 1000),
                     (long long)(st->target_residency_ns / 1000), explain_enter_name(st->enter),
                     st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" : "",
-                    st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "", cpus);
+                    st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "", cpus, hw);
         free(cpus);
     }
 }
@@ -87,6 +93,7 @@ void explain_add_idle(struct explain *x, const struct idle_explain *e)
                 e->nohz ? "on (NO_HZ_IDLE)" : "off");
     if (e->mode == IDLE_MODE_CPUIDLE) {
         explain_add(x, "cpuidle: driver %s, governor %s", e->drv.name, e->governor);
+        explain_add(x, "cpuidle: states from %s", e->driver_source);
         explain_idle_states(x, e);
     } else {
         explain_add(x, "cpuidle: no driver: %s", e->why_no_driver);

@@ -20,9 +20,10 @@
  *    PC6 package state (SKX/SPR C6 numbers); every modelled CPU has ARAT, so no
  *    state gets TIMER_STOP; SKL-H's C8/C9 drop (needs MSR and SGX state) and
  *    the IVT/BXT table updates are not modelled;
- *  - the _CST: for a model with a table, pmlab assumes the firmware lists every
- *    table state's hint (so the use_acpi OFF rule marks nothing); for a model
- *    without one, intel_idle_firmware_cst() supplies it (see there);
+ *  - the _CST: for a model with a table, the machine file's [firmware] cst_*
+ *    when given (the use_acpi OFF rule then applies), else pmlab assumes the
+ *    firmware lists every table state's hint (so it marks nothing); for a
+ *    model without one, intel_idle_firmware_cst() supplies it (see there);
  *  - intel_idle_ibrs() tests sched_smt_active() at every entry; pmlab decides
  *    once: a state takes the IBRS entry only when SMT is active, otherwise it
  *    is plain MWAIT with IRQs off (what the kernel's function then does);
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/cpuidle/driver.h"
 #include "kernel/x86/bugs.h"
 
 #define NSEC_PER_USEC 1000
@@ -223,7 +225,7 @@ static const char *const intel_idle_cst_models[] = {
  * exactly POLL, C1_ACPI, C2_ACPI, C3_ACPI). A machine file without cst_*
  * keys gets that set for every ALDERLAKE* and RAPTORLAKE* model (it is used
  * only when the kernel has no table for it). */
-void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
+const char *intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
 {
     static const struct acpi_cst_entry client_cst[] = {
         { 1, 0x00, 1 },
@@ -238,15 +240,21 @@ void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
                 .mwait_hint = m->fw.cst_mwait_hint[i],
                 .latency_us = m->fw.cst_latency_us[i],
             };
-        return;
+        return "the machine file's [firmware] cst_mwait_hints/cst_latency_us";
     }
     for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++) {
         if (strcmp(m->cpu_model, intel_idle_cst_models[i]) != 0)
             continue;
         cst->count = (int)(sizeof client_cst / sizeof client_cst[0]);
         memcpy(cst->states, client_cst, sizeof client_cst);
-        return;
+        return "Intel's reference client _CST (coreboot alderlake; no [firmware] cst_* in the file)";
     }
+    return "none";
+}
+
+bool intel_idle_model_has_table(const char *cpu_model, const struct kversion *kv)
+{
+    return intel_idle_match(cpu_model, kv) != NULL;
 }
 
 static bool intel_idle_has_table(const char *model)
@@ -293,8 +301,9 @@ int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
                       "cst_latency_us (docs/machine-files.md)", m->cpu_model, known);
 }
 
-/* The _CST pmlab assumes beside a static table: it lists every table state's
- * hint (FACTS.md §1 construction rule, with the lead's default). */
+/* The _CST pmlab assumes beside a static table when the machine file gives
+ * none: it lists every table state's hint, so the use_acpi rule marks
+ * nothing off (FACTS.md §1 construction rule, with the lead's default). */
 static void intel_idle_cst_from_table(const struct idle_cpu *icpu, struct acpi_cst *cst)
 {
     memset(cst, 0, sizeof *cst);
@@ -306,6 +315,32 @@ static void intel_idle_cst_from_table(const struct idle_cpu *icpu, struct acpi_c
             .latency_us = icpu->state_table[i].exit_latency_us,
         };
     }
+}
+
+/* The _CST a use_acpi model (or intel_idle.use_acpi=1) reads beside its
+ * table: the machine file's [firmware] cst_* when given (a state whose hint
+ * it lacks then starts OFF, as in the kernel), else every table hint. */
+static void intel_idle_table_cst(const struct hw_machine *m, const struct idle_cpu *icpu,
+                                 struct acpi_cst *cst)
+{
+    if (m->fw.ncst > 0)
+        intel_idle_firmware_cst(m, cst);
+    else
+        intel_idle_cst_from_table(icpu, cst);
+}
+
+/* info->source for a model with a table: the kernel's numbers win over the
+ * machine file's, which only time the hardware's exit (FACTS.md §1: the
+ * driver registers its static table for a matched model). */
+static void intel_idle_table_source(const struct hw_machine *m, const struct idle_cpu *icpu,
+                                    struct intel_idle_info *info)
+{
+    snprintf(info->source, sizeof info->source,
+             "intel_idle's compiled table '%s' for %s (drivers/idle/intel_idle.c); the machine "
+             "file's [cstate] exit_latency_us are the hardware's wakeup times%s",
+             icpu->name, m->cpu_model,
+             info->acpi_cst_read && m->fw.ncst > 0
+                 ? "; [firmware] _CST marks table states it lacks off (use_acpi)" : "");
 }
 
 /* intel_idle_max_cstate_reached: table position pos is beyond max_cstate. */
@@ -549,12 +584,17 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
     if (icpu) {
         info->acpi_cst_read = (icpu->use_acpi || o.use_acpi) && !o.no_acpi;
         if (info->acpi_cst_read)
-            intel_idle_cst_from_table(icpu, &cst);
+            intel_idle_table_cst(m, icpu, &cst);
         if (icpu->disable_promotion_to_c1e)
             info->c1e_promotion = C1E_PROMOTION_DISABLE;
+        intel_idle_table_source(m, icpu, info);
     } else {
+        const char *from = "none";
         if (!o.no_acpi)
-            intel_idle_firmware_cst(m, &cst);
+            from = intel_idle_firmware_cst(m, &cst);
+        snprintf(info->source, sizeof info->source,
+                 "firmware _CST (%s): %s has no intel_idle table on this kernel, so the "
+                 "ACPI fallback builds C<n>_ACPI states", from, m->cpu_model);
         if (cst.count == 0) {
             snprintf(msg, msgsize,
                      "intel_idle: ACPI _CST not found or not usable (model %s has no table%s)",
@@ -579,3 +619,20 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
         intel_idle_init_cstates_acpi(&o, &cst, drv, info);
     return 0;
 }
+
+/* The registry's view of intel_idle (kernel/cpuidle/driver.h). */
+static int intel_idle_probe(const struct hw_machine *m, const struct kparams *kp,
+                            struct cpuidle_driver *drv, char *source, size_t sourcesize,
+                            char *why, size_t whysize)
+{
+    struct intel_idle_info info;
+    int err = intel_idle_init(m, kp, drv, &info, why, whysize);
+    if (err == 0)
+        snprintf(source, sourcesize, "%s", info.source);
+    return err;
+}
+
+const struct cpuidle_driver_ops intel_idle_driver_ops = {
+    .name = "intel_idle",
+    .probe = intel_idle_probe,
+};

@@ -14,6 +14,7 @@
 
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
+#include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
 
 /* Driver-private state flags, kept in cpuidle_state.flags as the kernel keeps
@@ -55,23 +56,32 @@ struct intel_idle_info {
     enum intel_idle_c1e_promotion c1e_promotion;
     /* The OFF flag of each state: sysfs `disable` starts at 1 (user may clear). */
     bool off_by_default[CPUIDLE_STATE_MAX];
+    /* Where the state list's latencies and residencies come from, for
+     * `pmlab explain`: the kernel's table for the model (the machine file's
+     * [cstate] numbers are then only the hardware's exit times), or the
+     * firmware _CST (the file's [firmware] cst_* or pmlab's reference set). */
+    char source[CPUIDLE_SOURCE_LEN];
 };
 
 /* Build drv for machine m under the variant's knobs (intel_idle_init). Returns
  * 0 when the driver registers: drv holds POLL plus the usable states and info
  * is filled. Returns a negative errno when it does not load, with msg saying
  * why as the kernel would log it: any idle= option (-ENODEV), max_cstate=0
- * (-EPERM; the kernel then falls back to acpi_idle, which pmlab does not
- * model), a non-Intel CPU, or a model without a table and without a usable
- * _CST (-ENODEV). drv and info are zeroed on failure. */
+ * (-EPERM; acpi_idle then registers, kernel/acpi/processor_idle.c), a
+ * non-Intel CPU, or a model without a table and without a usable _CST
+ * (-ENODEV). drv and info are zeroed on failure. */
 int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
                     struct cpuidle_driver *drv, struct intel_idle_info *info, char *msg,
                     size_t msgsize);
 
-/* The firmware _CST of m for a model without a static table (see
- * intel_idle.c): the machine file's [firmware] cst_* keys when given, else
- * for ALDERLAKE* and RAPTORLAKE* the Intel reference C1/C6/C10 set, else none. */
-void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst);
+/* The firmware _CST of m (see intel_idle.c): the machine file's [firmware]
+ * cst_* keys when given, else for ALDERLAKE* and RAPTORLAKE* the Intel
+ * reference C1/C6/C10 set, else none. Returns a short phrase naming which,
+ * for messages ("machine file [firmware] cst_*"). */
+const char *intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst);
+
+/* Whether intel_idle has a static table for cpu_model on kernel kv. */
+bool intel_idle_model_has_table(const char *cpu_model, const struct kversion *kv);
 
 /* Check m's vendor and, for Intel, that intel_idle can describe its idle
  * states: a model with a static table or a known firmware _CST, or any model
