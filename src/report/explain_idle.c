@@ -25,6 +25,7 @@ static const char *explain_enter_name(enum cpuidle_enter_method m)
         [CPUIDLE_ENTER_MWAIT_IBRS] = "mwait, IBRS off (IRQs off)",
         [CPUIDLE_ENTER_MWAIT_XSTATE] = "mwait, XSTATE init (IRQs off)",
         [CPUIDLE_ENTER_HLT] = "hlt (IRQs on)",
+        [CPUIDLE_ENTER_IO] = "I/O port read (IRQs off)",
     };
     return names[m];
 }

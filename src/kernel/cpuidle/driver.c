@@ -4,10 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct cpuidle_driver_ops intel_idle_driver_ops;
+extern const struct cpuidle_driver_ops intel_idle_driver_ops, acpi_idle_driver_ops;
 
 const struct cpuidle_driver_ops *const cpuidle_drivers[] = {
     &intel_idle_driver_ops,
+    &acpi_idle_driver_ops,
     NULL,
 };
 

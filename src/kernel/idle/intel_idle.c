@@ -209,47 +209,10 @@ struct intel_idle_opts {
     bool smt_active;
 };
 
-/* Models whose firmware _CST pmlab knows (intel_idle_firmware_cst). */
-static const char *const intel_idle_cst_models[] = {
-    "ALDERLAKE", "ALDERLAKE_L", "ALDERLAKE_N", "ATOM_GRACEMONT",
-    "RAPTORLAKE", "RAPTORLAKE_P", "RAPTORLAKE_S",
-};
-
-/* The firmware's _CST for a model without a static table: the machine
- * file's [firmware] cst_mwait_hints and cst_latency_us when it has them
- * (types C1, C2, then C3, in order). Otherwise pmlab knows one firmware:
- * Intel's reference _CST for Alder/Raptor Lake client parts with
- * S0ix, C1 (MWAIT 0x00, 1 µs), C6 (0x21, 127 µs), C10 (0x60, 1048 µs) as types
- * C1/C2/C3 (coreboot src/soc/intel/alderlake: cstate_set_s0ix and the
- * C*_LATENCY values; a stock 6.4 kernel on a Raptor Lake-H ThinkPad lists
- * exactly POLL, C1_ACPI, C2_ACPI, C3_ACPI). A machine file without cst_*
- * keys gets that set for every ALDERLAKE* and RAPTORLAKE* model (it is used
- * only when the kernel has no table for it). */
+/* The firmware _CST of a model without a static table (kernel/acpi/cst.h). */
 const char *intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
 {
-    static const struct acpi_cst_entry client_cst[] = {
-        { 1, 0x00, 1 },
-        { 2, 0x21, 127 },
-        { 3, 0x60, 1048 },
-    };
-    memset(cst, 0, sizeof *cst);
-    if (m->fw.ncst > 0) {
-        for (int i = 0; i < m->fw.ncst && i < ACPI_CST_MAX; i++)
-            cst->states[cst->count++] = (struct acpi_cst_entry){
-                .type = i < 2 ? i + 1 : 3,
-                .mwait_hint = m->fw.cst_mwait_hint[i],
-                .latency_us = m->fw.cst_latency_us[i],
-            };
-        return "the machine file's [firmware] cst_mwait_hints/cst_latency_us";
-    }
-    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++) {
-        if (strcmp(m->cpu_model, intel_idle_cst_models[i]) != 0)
-            continue;
-        cst->count = (int)(sizeof client_cst / sizeof client_cst[0]);
-        memcpy(cst->states, client_cst, sizeof client_cst);
-        return "Intel's reference client _CST (coreboot alderlake; no [firmware] cst_* in the file)";
-    }
-    return "none";
+    return acpi_evaluate_cst(m, cst);
 }
 
 bool intel_idle_model_has_table(const char *cpu_model, const struct kversion *kv)
@@ -267,10 +230,7 @@ static bool intel_idle_has_table(const char *model)
 
 static bool intel_idle_model_known(const char *model)
 {
-    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++)
-        if (strcmp(intel_idle_cst_models[i], model) == 0)
-            return true;
-    return intel_idle_has_table(model);
+    return acpi_cst_model_known(model) || intel_idle_has_table(model);
 }
 
 int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
@@ -290,10 +250,10 @@ int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
     size_t len = 0;
     for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0]; i++)
         len += (size_t)snprintf(known + len, sizeof known - len, "%s ", intel_idle_ids[i].cpu_model);
-    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++)
-        if (!intel_idle_has_table(intel_idle_cst_models[i]))
+    for (size_t i = 0; acpi_cst_known_model(i); i++)
+        if (!intel_idle_has_table(acpi_cst_known_model(i)))
             len += (size_t)snprintf(known + len, sizeof known - len, "%s ",
-                                    intel_idle_cst_models[i]);
+                                    acpi_cst_known_model(i));
     known[len ? len - 1 : 0] = '\0';
     return diag_error(d, m->path, m->cpu_model_line,
                       "cpu_model '%s' is not a model pmlab knows (%s); for another model give "
@@ -312,6 +272,7 @@ static void intel_idle_cst_from_table(const struct idle_cpu *icpu, struct acpi_c
         cst->states[cst->count++] = (struct acpi_cst_entry){
             .type = (hint >> 4) == 0 ? 1 : 3,
             .mwait_hint = hint,
+            .method = HW_CST_FFH,
             .latency_us = icpu->state_table[i].exit_latency_us,
         };
     }
@@ -539,6 +500,16 @@ static void intel_idle_read_opts(const struct hw_machine *m, const struct kparam
     o->smt_active = m->threads_per_core > 1;
 }
 
+/* intel_idle_cst_usable: every _CST entry within max_cstate must be entered
+ * by MWAIT (FFH). Returns the 1-based index of the first that is not, or 0. */
+static int intel_idle_cst_first_not_ffh(const struct acpi_cst *cst, const struct intel_idle_opts *o)
+{
+    for (int i = 0; i < cst->count && !intel_idle_max_cstate_reached(o, i); i++)
+        if (cst->states[i].method != HW_CST_FFH)
+            return i + 1;
+    return 0;
+}
+
 /* The early exits of intel_idle_init(), before any table work. Returns 0 or
  * the negative errno with msg set. */
 static int intel_idle_check_load(const struct hw_machine *m, const struct kparams *kp,
@@ -595,10 +566,12 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
         snprintf(info->source, sizeof info->source,
                  "firmware _CST (%s): %s has no intel_idle table on this kernel, so the "
                  "ACPI fallback builds C<n>_ACPI states", from, m->cpu_model);
-        if (cst.count == 0) {
+        int not_ffh = intel_idle_cst_first_not_ffh(&cst, &o);
+        if (cst.count == 0 || not_ffh > 0) {
             snprintf(msg, msgsize,
                      "intel_idle: ACPI _CST not found or not usable (model %s has no table%s)",
-                     m->cpu_model, o.no_acpi ? ", intel_idle.no_acpi=1" : "");
+                     m->cpu_model, o.no_acpi ? ", intel_idle.no_acpi=1"
+                                  : not_ffh ? ", an entry is not FFH/MWAIT" : "");
             memset(info, 0, sizeof *info);
             return -ENODEV;
         }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hw/machine.h"
+#include "kernel/acpi/cst.h"
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
@@ -30,21 +31,6 @@ enum intel_idle_c1e_promotion {
     C1E_PROMOTION_PRESERVE, /* leave the firmware's setting */
     C1E_PROMOTION_ENABLE,   /* set: hardware turns C1 requests into C1E */
     C1E_PROMOTION_DISABLE,  /* clear: C1 and C1E stay distinct */
-};
-
-/* A firmware _CST entry (ACPI FFH, i.e. entered with MWAIT). */
-struct acpi_cst_entry {
-    int type;               /* ACPI C-state type: 1, 2 or 3 */
-    uint32_t mwait_hint;
-    int64_t latency_us;
-};
-
-#define ACPI_CST_MAX 8
-
-/* The _CST intel_idle reads (one CPU's, used for all), in _CST order. */
-struct acpi_cst {
-    int count;              /* 0: no usable _CST */
-    struct acpi_cst_entry states[ACPI_CST_MAX];
 };
 
 /* What intel_idle_init decided besides the state list. */

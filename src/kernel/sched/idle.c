@@ -136,6 +136,14 @@ static int idle_hw_state_of(const struct world *w, int cpu, int i)
     const struct idle_sys *is = &w->idle;
     if (i == 0 || is->drv.states[i].enter == CPUIDLE_ENTER_HLT)
         return 0;
+    if (is->drv.states[i].enter == CPUIDLE_ENTER_IO) {
+        /* acpi_idle's port read: the state whose io_port it names. */
+        const struct hw_core_type *t = &w->machine->types[w->machine->cpus[cpu].type];
+        for (int k = 0; k < t->ncstates; k++)
+            if (t->cstates[k].io_port == is->drv.states[i].io_port)
+                return k;
+        return is->hw_cstate[cpu * CPUIDLE_STATE_MAX + i - 1];
+    }
     uint32_t hint = is->drv.states[i].mwait_hint;
     int hw = hw_cstate_by_hint(&w->hw, cpu, hint);
     if (hw >= 0)
@@ -239,6 +247,12 @@ static const struct hw_cstate *idle_explain_hw_state(const struct hw_core_type *
         return NULL;
     if (s->enter == CPUIDLE_ENTER_HLT)
         return &t->cstates[0];
+    if (s->enter == CPUIDLE_ENTER_IO) {
+        for (int k = 0; k < t->ncstates; k++)
+            if (t->cstates[k].io_port == s->io_port)
+                return &t->cstates[k];
+        return NULL;
+    }
     for (int k = 0; k < t->ncstates; k++)
         if (t->cstates[k].mwait_hint == s->mwait_hint)
             return &t->cstates[k];
@@ -288,7 +302,7 @@ void idle_explain_free(struct idle_explain *e)
 static bool idle_irqs_off(enum cpuidle_enter_method m)
 {
     return m == CPUIDLE_ENTER_MWAIT || m == CPUIDLE_ENTER_MWAIT_IBRS ||
-           m == CPUIDLE_ENTER_MWAIT_XSTATE;
+           m == CPUIDLE_ENTER_MWAIT_XSTATE || m == CPUIDLE_ENTER_IO;
 }
 
 /* Fold the current period's time since acct_since_ns into its state's total. */
