@@ -200,6 +200,8 @@ static const struct key_desc firmware_keys[] = {
       offsetof(struct hw_firmware, ncst), 0, 0xffff, false, HW_MAX_CST },
     { "cst_methods", KT_STR, offsetof(struct hw_firmware, cst_methods_text),
       sizeof(((struct hw_firmware *)0)->cst_methods_text), 0, 0, false, 0 },
+    { "pm_profile", KT_STR, offsetof(struct hw_firmware, pm_profile),
+      sizeof(((struct hw_firmware *)0)->pm_profile), 0, 0, false, 0 },
     { "cst_types", KT_PERF_LIST, offsetof(struct hw_firmware, cst_type),
       offsetof(struct hw_firmware, ncst_type), 1, 3, false, HW_MAX_CST },
     { "cst_latency_us", KT_PERF_LIST, offsetof(struct hw_firmware, cst_latency_us),
@@ -508,10 +510,26 @@ static int check_cstate(struct loader *ld, struct diag *d)
     return 0;
 }
 
-/* [firmware] _CST entries: cst_methods gives one word per hint (ffh, io,
- * halt), cst_types one type per hint; an FFH address is an 8-bit MWAIT hint. */
-static int check_cst_entries(struct loader *ld, struct hw_firmware *fw, struct diag *d)
+/* [firmware]: pm_profile is a FADT profile word (default unspecified);
+ * cst_methods gives one word per _CST entry (ffh, io, halt), cst_types one
+ * type per entry; an FFH entry's address is an 8-bit MWAIT hint. */
+static int check_firmware_keys(struct loader *ld, struct hw_firmware *fw, struct diag *d)
 {
+    /* ACPI 6.x FADT Preferred_PM_Profile values 0..8. */
+    static const char *const profiles[] = {
+        "unspecified", "desktop", "mobile", "workstation", "enterprise_server",
+        "soho_server", "appliance_pc", "performance_server", "tablet",
+    };
+    if (!fw->pm_profile[0])
+        snprintf(fw->pm_profile, sizeof fw->pm_profile, "unspecified");
+    bool known = false;
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        known |= strcmp(fw->pm_profile, profiles[i]) == 0;
+    if (!known)
+        return diag_error(d, ld->path, key_line(ld, "pm_profile"),
+                          "pm_profile '%s' is not one of unspecified, desktop, mobile, "
+                          "workstation, enterprise_server, soho_server, appliance_pc, "
+                          "performance_server, tablet", fw->pm_profile);
     static const char *const names[] = { [HW_CST_FFH] = "ffh", [HW_CST_SYSTEM_IO] = "io",
                                          [HW_CST_HALT] = "halt" };
     int n = 0, line = key_line(ld, "cst_methods");
@@ -572,7 +590,7 @@ static int close_section(struct loader *ld, struct diag *d)
                             "cst_mwait_hints lists %d states but cst_latency_us %d",
                             ld->m->fw.ncst, ld->m->fw.ncst_latency);
         else
-            rc = check_cst_entries(ld, &ld->m->fw, d);
+            rc = check_firmware_keys(ld, &ld->m->fw, d);
     }
     else if (sd->kind == SEC_RAPL)
         rc = check_rapl(ld, ld->obj, d);

@@ -130,6 +130,9 @@ struct hw_firmware {
      * default C1, C2, then C3 by position. */
     uint32_t cst_type[HW_MAX_CST];
     int ncst_type;
+    /* FADT Preferred_PM_Profile, as a word ("unspecified", "desktop",
+     * "mobile", "enterprise_server", ...); amd-pstate reads it. */
+    char pm_profile[HW_NAME_MAX];
 };
 
 #define HW_CPPC_MAX_PERF 0xFF  /* CPPC_MAX_PERF: "not a real value" (a1ff59784b27) */

@@ -50,7 +50,6 @@ static const struct {
     { "intel_iommu", "Intel IOMMU" },
     { "amd_iommu", "AMD IOMMU" },
     { "iommu", "IOMMU mode" },
-    { "amd_pstate", "amd-pstate cpufreq driver" },
     { "transparent_hugepage", "transparent huge pages" },
     { "hugepages", "huge pages reserved at boot" },
     { "hugepagesz", "huge page size" },
