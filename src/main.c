@@ -15,6 +15,7 @@ static const struct cli_command *const commands[] = {
     &cli_explain_command,
     &cli_machines_command,
     &cli_params_command,
+    &cli_import_command,
     NULL,
 };
 

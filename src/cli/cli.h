@@ -12,7 +12,7 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_run_command, cli_compare_command, cli_machines_command,
-    cli_params_command, cli_explain_command;
+    cli_params_command, cli_explain_command, cli_import_command;
 
 struct scenario;
 struct explain;
