@@ -67,6 +67,13 @@ static const struct { int model; const char *name; } intel_models[] = {
     { 0x6C, "ICELAKE_D" }, { 0x8F, "SAPPHIRERAPIDS_X" }, { 0xCF, "EMERALDRAPIDS_X" },
     { 0x97, "ALDERLAKE" }, { 0x9A, "ALDERLAKE_L" }, { 0xBE, "ATOM_GRACEMONT" },
     { 0xB7, "RAPTORLAKE" }, { 0xBA, "RAPTORLAKE_P" }, { 0xBF, "RAPTORLAKE_S" },
+    { 0x3C, "HASWELL" }, { 0x45, "HASWELL_L" }, { 0x46, "HASWELL_G" }, { 0x3F, "HASWELL_X" },
+    { 0x3D, "BROADWELL" }, { 0x47, "BROADWELL_G" }, { 0x4F, "BROADWELL_X" },
+    { 0x56, "BROADWELL_D" }, { 0x5C, "ATOM_GOLDMONT" }, { 0x7A, "ATOM_GOLDMONT_PLUS" },
+    { 0x5F, "ATOM_GOLDMONT_D" }, { 0x86, "ATOM_TREMONT_D" }, { 0x57, "XEON_PHI_KNL" },
+    { 0x85, "XEON_PHI_KNM" }, { 0xAF, "ATOM_CRESTMONT_X" }, { 0xAD, "GRANITERAPIDS_X" },
+    { 0x7E, "ICELAKE_L" }, { 0x8C, "TIGERLAKE_L" }, { 0x8D, "TIGERLAKE" },
+    { 0xAA, "METEORLAKE_L" },
 };
 
 static void import_cpu_model(const struct imp_host *h, char *out, size_t outsz)

@@ -7,8 +7,11 @@
  *
  * Follows mainline v6.12 (driver version 0.5.1; the tables used here are
  * unchanged in the 2025 tree), with these version keys: ADL and ADL mobile
- * tables from 5.19, ADL-N ("gmt") 6.1, SPR 5.18, EMR 6.3 (older kernels treat
- * the model as unknown); IRQ_ENABLE on SKX/ICX C1 from 5.16; the IBRS flag
+ * tables from 5.19, ADL-N ("gmt") 6.1, SPR 5.18, EMR 6.3, Sierra Forest 6.9,
+ * Granite Rapids 6.12 (older kernels treat the model as unknown); HSW/BDW
+ * (client and server), BXT/GLK, DNV, SNR and KNL/KNM predate every modelled
+ * kernel. Ice Lake client, Tiger Lake and Meteor Lake have no table in the
+ * stored source and take the _CST fallback, like Raptor Lake; IRQ_ENABLE on SKX/ICX C1 from 5.16; the IBRS flag
  * from 5.19; knob availability via the registry's `since`. The entry method is
  * chosen by the v6.5 state_update_enter_method() order for every version (for
  * these tables older kernels reach the same result).
@@ -74,6 +77,7 @@ struct idle_cpu {
 #define IBRS INTEL_IDLE_FLAG_IBRS
 #define XSTATE INTEL_IDLE_FLAG_INIT_XSTATE
 #define UNUSABLE CPUIDLE_FLAG_UNUSABLE
+#define PARTIAL INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH
 #define NSTATES(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 static const struct intel_idle_cstate skl_cstates[] = {
@@ -132,13 +136,116 @@ static const struct intel_idle_cstate gmt_cstates[] = {
     { "C10", 0x60, TLB, 660, 1980 },
 };
 
+/* Haswell and Broadwell client and server (hsw_cstates, bdw_cstates). */
+static const struct intel_idle_cstate hsw_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C3", 0x10, TLB, 33, 100 },
+    { "C6", 0x20, TLB, 133, 400 },
+    { "C7s", 0x32, TLB, 166, 500 },
+    { "C8", 0x40, TLB, 300, 900 },
+    { "C9", 0x50, TLB, 600, 1800 },
+    { "C10", 0x60, TLB, 2600, 7700 },
+};
+
+static const struct intel_idle_cstate bdw_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C3", 0x10, TLB, 40, 100 },
+    { "C6", 0x20, TLB, 133, 400 },
+    { "C7s", 0x32, TLB, 166, 500 },
+    { "C8", 0x40, TLB, 300, 900 },
+    { "C9", 0x50, TLB, 600, 1800 },
+    { "C10", 0x60, TLB, 2600, 7700 },
+};
+
+/* Broxton / Gemini Lake (the IRTL-MSR update of C6 and deeper is not modelled). */
+static const struct intel_idle_cstate bxt_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C6", 0x20, TLB, 133, 133 },
+    { "C7s", 0x31, TLB, 155, 155 },
+    { "C8", 0x40, TLB, 1000, 1000 },
+    { "C9", 0x50, TLB, 2000, 2000 },
+    { "C10", 0x60, TLB, 10000, 10000 },
+};
+
+/* Denverton (dnv) and Snow Ridge (snr). */
+static const struct intel_idle_cstate dnv_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C6", 0x20, TLB, 50, 500 },
+};
+
+static const struct intel_idle_cstate snr_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 15, 25 },
+    { "C6", 0x20, TLB, 130, 500 },
+};
+
+/* Knights Landing / Mill. */
+static const struct intel_idle_cstate knl_cstates[] = {
+    { "C1", 0x00, 0, 1, 2 },
+    { "C6", 0x10, TLB, 120, 500 },
+};
+
+/* Granite Rapids Xeon: C6 stays a core state, C6P lets the package into PC6
+ * (wult-measured, A. Bityutskiy, linux-pm Aug 2024); both match the _CST by
+ * major C-state (PARTIAL_HINT_MATCH). */
+static const struct intel_idle_cstate gnr_cstates[] = {
+    { "C1", 0x00, 0, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 4, 4 },
+    { "C6", 0x20, TLB | XSTATE | PARTIAL, 170, 650 },
+    { "C6P", 0x21, TLB | XSTATE | PARTIAL, 210, 1000 },
+};
+
+/* Sierra Forest: no core C6; C6S has module scope (4 cores and their L2),
+ * C6SP package scope. */
+static const struct intel_idle_cstate srf_cstates[] = {
+    { "C1", 0x00, ALWAYS, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 2, 10 },
+    { "C6S", 0x22, TLB | PARTIAL, 270, 700 },
+    { "C6SP", 0x23, TLB | PARTIAL, 310, 900 },
+};
+
 #undef TLB
 #undef IRQ
 #undef ALWAYS
 #undef IBRS
 #undef XSTATE
 #undef UNUSABLE
+#undef PARTIAL
 
+static const struct idle_cpu idle_cpu_hsw = {
+    "hsw", hsw_cstates, NSTATES(hsw_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_hsx = {
+    "hsx", hsw_cstates, NSTATES(hsw_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_bdw = {
+    "bdw", bdw_cstates, NSTATES(bdw_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_bdx = {
+    "bdx", bdw_cstates, NSTATES(bdw_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_bxt = {
+    "bxt", bxt_cstates, NSTATES(bxt_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_dnv = {
+    "dnv", dnv_cstates, NSTATES(dnv_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_snr = {
+    "snr", snr_cstates, NSTATES(snr_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_knl = {
+    "knl", knl_cstates, NSTATES(knl_cstates), false, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_gnr = {
+    "gnr", gnr_cstates, NSTATES(gnr_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_srf = {
+    "srf", srf_cstates, NSTATES(srf_cstates), true, true, TABLE_UPDATE_NONE,
+};
 static const struct idle_cpu idle_cpu_skl = {
     "skl", skl_cstates, NSTATES(skl_cstates), true, false, TABLE_UPDATE_NONE,
 };
@@ -184,6 +291,24 @@ static const struct {
     { "ATOM_GRACEMONT", &idle_cpu_gmt, "6.1" },
     { "SAPPHIRERAPIDS_X", &idle_cpu_spr, "5.18" },
     { "EMERALDRAPIDS_X", &idle_cpu_spr, "6.3" },
+    { "HASWELL", &idle_cpu_hsw, NULL },
+    { "HASWELL_L", &idle_cpu_hsw, NULL },
+    { "HASWELL_G", &idle_cpu_hsw, NULL },
+    { "HASWELL_X", &idle_cpu_hsx, NULL },
+    { "BROADWELL", &idle_cpu_bdw, NULL },
+    { "BROADWELL_G", &idle_cpu_bdw, NULL },
+    { "BROADWELL_X", &idle_cpu_bdx, NULL },
+    { "BROADWELL_D", &idle_cpu_bdx, NULL },
+    { "ATOM_GOLDMONT", &idle_cpu_bxt, NULL },
+    { "ATOM_GOLDMONT_PLUS", &idle_cpu_bxt, NULL },
+    { "ATOM_GOLDMONT_D", &idle_cpu_dnv, NULL },
+    { "ATOM_TREMONT_D", &idle_cpu_snr, NULL },
+    { "XEON_PHI_KNL", &idle_cpu_knl, NULL },
+    { "XEON_PHI_KNM", &idle_cpu_knl, NULL },
+    /* Versions not re-verified: the patches went to linux-pm in early 2024
+     * (Sierra Forest) and August 2024 (Granite Rapids). */
+    { "ATOM_CRESTMONT_X", &idle_cpu_srf, "6.9" },
+    { "GRANITERAPIDS_X", &idle_cpu_gnr, "6.12" },
 };
 
 /* x86_match_cpu(intel_idle_ids): the table for m on kernel kv, or NULL. */
@@ -246,14 +371,16 @@ int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
                           "vendor '%s' is not one of intel, amd, hygon, centaur, zhaoxin", m->vendor);
     if (strcmp(m->vendor, "intel") != 0 || m->fw.ncst > 0 || intel_idle_model_known(m->cpu_model))
         return 0;
-    char known[600] = "";
+    char known[1024] = "";  /* every model name, about 500 characters */
     size_t len = 0;
-    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0]; i++)
+    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0] && len < sizeof known; i++)
         len += (size_t)snprintf(known + len, sizeof known - len, "%s ", intel_idle_ids[i].cpu_model);
-    for (size_t i = 0; acpi_cst_known_model(i); i++)
+    for (size_t i = 0; acpi_cst_known_model(i) && len < sizeof known; i++)
         if (!intel_idle_has_table(acpi_cst_known_model(i)))
             len += (size_t)snprintf(known + len, sizeof known - len, "%s ",
                                     acpi_cst_known_model(i));
+    if (len >= sizeof known)
+        len = sizeof known - 1;
     known[len ? len - 1 : 0] = '\0';
     return diag_error(d, m->path, m->cpu_model_line,
                       "cpu_model '%s' is not a model pmlab knows (%s); for another model give "
@@ -321,13 +448,17 @@ static bool intel_idle_verify_cstate(const struct hw_machine *m, uint32_t mwait_
     return false;
 }
 
-/* intel_idle_off_by_default: a _CST was read and does not list the hint. */
-static bool intel_idle_off_by_default(const struct acpi_cst *cst, uint32_t mwait_hint)
+/* intel_idle_off_by_default: a _CST was read and does not list the hint
+ * (with PARTIAL_HINT_MATCH, its major C-state: the sub-state nibble is
+ * ignored on both sides). */
+static bool intel_idle_off_by_default(const struct acpi_cst *cst, unsigned flags,
+                                      uint32_t mwait_hint)
 {
     if (cst->count == 0)
         return false;
+    uint32_t mask = (flags & INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH) ? ~0x0fu : ~0u;
     for (int i = 0; i < cst->count; i++)
-        if (cst->states[i].mwait_hint == mwait_hint)
+        if ((cst->states[i].mwait_hint & mask) == (mwait_hint & mask))
             return false;
     return true;
 }
@@ -452,7 +583,7 @@ static void intel_idle_init_cstates_icpu(const struct hw_machine *m, const struc
         s->mwait_hint = c->mwait_hint;
         state_update_enter_method(s, o);
         bool acpi_off = (icpu->use_acpi || o->use_acpi) &&
-                        intel_idle_off_by_default(cst, c->mwait_hint) &&
+                        intel_idle_off_by_default(cst, c->flags, c->mwait_hint) &&
                         !(s->flags & INTEL_IDLE_FLAG_ALWAYS_ENABLE);
         if ((o->states_off & (1u << drv->state_count)) || acpi_off)
             intel_idle_mark_off(drv, info);

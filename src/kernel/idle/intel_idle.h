@@ -24,6 +24,7 @@
 #define INTEL_IDLE_FLAG_ALWAYS_ENABLE (1u << 15) /* enabled even if _CST omits it */
 #define INTEL_IDLE_FLAG_IBRS          (1u << 16) /* may idle with IBRS off (kernel IBRS) */
 #define INTEL_IDLE_FLAG_INIT_XSTATE   (1u << 17) /* reset AMX state before MWAIT */
+#define INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH (1u << 18) /* match _CST by major C-state */
 
 /* What the driver does with C1E promotion (bit 1 of MSR_IA32_POWER_CTL) on each
  * CPU it brings up. */
