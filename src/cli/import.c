@@ -14,6 +14,7 @@
 #include "cli/import.h"
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
+#include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
@@ -570,6 +571,50 @@ static void import_scenario(FILE *f, const struct import_opts *o, const struct i
     free(epp);
 }
 
+/* Load the machine just written and compare the cpuidle states pmlab builds
+ * for it (on the host's kernel version) with the host's own list: a host
+ * running a patched kernel, or a model pmlab reads differently, shows up
+ * here. Returns -1 when the written file does not load (a bug). */
+static int import_check_states(const char *path, const struct imp_host *h)
+{
+    struct diag d = { 0 };
+    struct hw_machine *m = hw_machine_load(path, &d);
+    if (!m) {
+        fprintf(stderr, "pmlab import: the machine file written does not load: %s\n", d.msg);
+        return -1;
+    }
+    struct kparams kp;
+    kparams_init(&kp);
+    char kv[16];
+    import_kernel_version(h->kernel, kv, sizeof kv);
+    if (kversion_parse(kv, &kp.kernel) != 0)
+        kversion_parse("6.12", &kp.kernel);
+    struct cpuidle_driver drv;
+    struct cpuidle_probe_result r;
+    if (cpuidle_driver_probe(m, &kp, &drv, &r) == 0) {
+        for (int i = 1; i < drv.state_count; i++) {
+            char p1[128], p2[128];
+            snprintf(p1, sizeof p1, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", i);
+            snprintf(p2, sizeof p2, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", i);
+            char *name = imp_sysfs(h, p1);
+            long long lat = imp_sysfs_ll(h, p2, -1);
+            bool same = name && strcmp(name, drv.states[i].name) == 0 &&
+                        lat * 1000 == drv.states[i].exit_latency_ns;
+            if (name && !same)
+                fprintf(stderr, "pmlab import: note: state%d is %s (%lld us) on the host but %s "
+                                "(%lld us) in pmlab's %s on kernel %s: %s\n", i, name, lat,
+                        drv.states[i].name, (long long)(drv.states[i].exit_latency_ns / 1000),
+                        drv.name, kv, r.source);
+            free(name);
+            if (name && !same)
+                break;
+        }
+    }
+    kparams_destroy(&kp);
+    hw_machine_free(m);
+    return 0;
+}
+
 static FILE *import_open(const char *path)
 {
     if (!path || strcmp(path, "-") == 0)
@@ -691,6 +736,8 @@ static int import_main(int argc, char **argv)
         goto out;
     import_machine(f, &o, h, near, cpu_model, model_known);
     if (import_close(f, o.out ? o.out : "-") != 0)
+        goto out;
+    if (o.out && strcmp(o.out, "-") != 0 && import_check_states(o.out, h) != 0)
         goto out;
     if (o.scenario) {
         f = import_open(o.scenario);

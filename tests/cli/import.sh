@@ -31,13 +31,18 @@ H=/work/shared/data/hosts
 if [ -d "$H" ]; then
     for d in "$H"/*/; do
         n=$(basename "$d")
-        "$P" import "$d" -o "$T/machines/$n.ini" --scenario "$T/scenarios/$n.ini" 2>"$T/e" ||
-            fail "import $n: $(cat "$T/e")"
+        "$P" import "$d" -o "$T/machines/$n.ini" --scenario "$T/scenarios/$n.ini" 2>"$T/e.$n" ||
+            fail "import $n: $(cat "$T/e.$n")"
         grep -q '^; measured: interrupts.raw.txt' "$T/machines/$n.ini" || fail "$n: no LOC rates"
         "$P" run "$T/scenarios/$n.ini" --quick --quiet >/dev/null 2>"$T/e" || fail "run $n: $(cat "$T/e")"
         echo "ok - import $n: loads and runs quick"
     done
     grep -q 'PkgWatt 1.34' "$T/machines/adl0.ini" || fail "adl0: turbostat PkgWatt"
+    # adl0 ran stock intel_idle (adl_l table): pmlab builds the same states.
+    # rpl0 ran a patched kernel with a Raptor Lake table mainline lacks.
+    ! grep -q 'note: state' "$T/e.adl0" || fail "adl0: states differ: $(cat "$T/e.adl0")"
+    grep -q 'note: state1 is C1E (2 us) on the host but C1_ACPI (1 us)' "$T/e.rpl0" ||
+        fail "rpl0: no state note: $(cat "$T/e.rpl0")"
     grep -q '^cpu_model = ALDERLAKE_L ' "$T/machines/adl0.ini" || fail "adl0: model"
     grep -q '^l2_groups = 0-1 2-3 4-5 6-7 8-11 12-15$' "$T/machines/rpl0.ini" || fail "rpl0: l2 groups"
     # A snapshot with files missing: warnings, exit 0; without pepc topology: exit 2.
