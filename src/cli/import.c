@@ -245,6 +245,22 @@ static void import_core_type(FILE *f, const struct imp_host *h, const struct imp
     }
 }
 
+/* cpu0's cpuidle state s file (name, desc, latency, ...): its value, or
+ * NULL when absent (caller frees). */
+static char *import_state_file(const struct imp_host *h, int s, const char *file)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
+    return imp_sysfs(h, path);
+}
+
+static long long import_state_ll(const struct imp_host *h, int s, const char *file, long long def)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
+    return imp_sysfs_ll(h, path, def);
+}
+
 /* The host's cpuidle states of cpu0 as "[firmware]" _CST entries: the
  * method and address from the desc ("ACPI FFH MWAIT 0x21", "ACPI IOPORT
  * 0x414", "ACPI HLT", or intel_idle's "MWAIT 0x20"), the latency as sysfs
@@ -254,13 +270,10 @@ static int import_cst(const struct imp_host *h, char *methods, char *hints, char
     int n = 0;
     size_t lm = 0, lh = 0, ll = 0;
     for (int s = 1; s < 10 && n < HW_MAX_CST; s++) {
-        char path[128];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/desc", s);
-        char *desc = imp_sysfs(h, path);
+        char *desc = import_state_file(h, s, "desc");
         if (!desc)
             break;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", s);
-        long long lat = imp_sysfs_ll(h, path, 0);
+        long long lat = import_state_ll(h, s, "latency", 0);
         const char *m = "ffh";
         unsigned addr = 0;
         char *p;
@@ -285,7 +298,7 @@ static void import_firmware(FILE *f, const struct imp_host *h, const struct hw_m
     char methods[128] = "", hints[128] = "", lats[128] = "";
     char *drv = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_driver");
     bool acpi = drv && strcmp(drv, "acpi_idle") == 0;
-    char *name1 = imp_sysfs(h, "/sys/devices/system/cpu/cpu0/cpuidle/state1/name");
+    char *name1 = import_state_file(h, 1, "name");
     acpi |= name1 && strstr(name1, "_ACPI");
     free(name1);
     fprintf(f, "\n[firmware]\nosc_cppc_v2 = %s   ; estimated, from %s\n",
@@ -414,17 +427,12 @@ static void import_host_states(FILE *f, const struct imp_host *h)
     fprintf(f, "; host cpuidle: driver %s, governor %s; states of cpu0 (name desc latency/residency us):\n",
             drv ? drv : "?", gov ? gov : "?");
     for (int s = 0; s < 10; s++) {
-        char path[128];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", s);
-        char *name = imp_sysfs(h, path);
+        char *name = import_state_file(h, s, "name");
         if (!name)
             break;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/desc", s);
-        char *desc = imp_sysfs(h, path);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", s);
-        long long lat = imp_sysfs_ll(h, path, -1);
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/residency", s);
-        long long res = imp_sysfs_ll(h, path, -1);
+        char *desc = import_state_file(h, s, "desc");
+        long long lat = import_state_ll(h, s, "latency", -1);
+        long long res = import_state_ll(h, s, "residency", -1);
         fprintf(f, ";   state%d %s \"%s\" %lld/%lld\n", s, name, desc ? desc : "", lat, res);
         free(name);
         free(desc);
@@ -593,11 +601,8 @@ static int import_check_states(const char *path, const struct imp_host *h)
     struct cpuidle_probe_result r;
     if (cpuidle_driver_probe(m, &kp, &drv, &r) == 0) {
         for (int i = 1; i < drv.state_count; i++) {
-            char p1[128], p2[128];
-            snprintf(p1, sizeof p1, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", i);
-            snprintf(p2, sizeof p2, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/latency", i);
-            char *name = imp_sysfs(h, p1);
-            long long lat = imp_sysfs_ll(h, p2, -1);
+            char *name = import_state_file(h, i, "name");
+            long long lat = import_state_ll(h, i, "latency", -1);
             bool same = name && strcmp(name, drv.states[i].name) == 0 &&
                         lat * 1000 == drv.states[i].exit_latency_ns;
             if (name && !same)
