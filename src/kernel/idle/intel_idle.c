@@ -656,7 +656,7 @@ static int intel_idle_check_load(const struct hw_machine *m, const struct kparam
     }
     if (o->max_cstate == 0) {
         snprintf(msg, msgsize,
-                 "intel_idle: disabled (intel_idle.max_cstate=0); acpi_idle would take over: not modelled");
+                 "intel_idle: disabled (intel_idle.max_cstate=0); acpi_idle registers instead");
         return -EPERM;
     }
     if (strcmp(m->vendor, "intel") != 0) {
