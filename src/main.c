@@ -19,6 +19,7 @@ static const struct cli_command *const commands[] = {
     &cli_export_command,
     &cli_merge_command,
     &cli_trace_command,
+    &cli_import_command,
     NULL,
 };
 

@@ -47,7 +47,8 @@ static void test_idle_states_and_qos(void **state)
     explain_add_idle(&x, &e);
     assert_string_equal(line_starting(&x, "cpuidle state2:"),
                         "cpuidle state2: C1E  MWAIT 0x01   latency 10 us, residency 20 us, "
-                        "mwait (IRQs off); DISABLED on cpus: 0-3");
+                        "mwait (IRQs off); DISABLED on cpus: 0-3; hardware SKX C1E exit 10 us");
+    assert_non_null(strstr(line_starting(&x, "cpuidle: states from"), "compiled table 'skx'"));
     assert_non_null(strstr(line_starting(&x, "cpuidle state1:"), "disabled on cpus: none"));
     assert_true(explain_has(&x, "pm_qos: resume latency 0 (no constraint) on cpus 0,2-111"));
     assert_true(explain_has(&x, "pm_qos: resume latency 20 us on cpus 1"));

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hw/machine.h"
@@ -22,6 +23,8 @@
 #define ALWAYS INTEL_IDLE_FLAG_ALWAYS_ENABLE
 #define IBRS INTEL_IDLE_FLAG_IBRS
 #define OFF CPUIDLE_FLAG_OFF
+#define XSTATE INTEL_IDLE_FLAG_INIT_XSTATE
+#define PARTIAL INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH
 
 /* One test's world: a machine, a variant's knobs, the driver built from them. */
 struct ii {
@@ -106,6 +109,72 @@ static void test_skx_defaults(void **state)
     assert_true(t->info.smt_active);
     assert_true(t->info.acpi_cst_read);     /* use_acpi model, _CST lists every hint */
     assert_int_equal(t->info.c1e_promotion, C1E_PROMOTION_DISABLE);
+    ii_free(t);
+}
+
+/* A machine file with its own C6 exit (190 us) for a model with a table:
+ * the driver keeps the table's C6 (290/800, PC6 enabled) and says so; the
+ * file's _CST, lacking C6, marks it off because SPR is a use_acpi model,
+ * and intel_idle.no_acpi=1 leaves it on (the _CST is not read). */
+static void test_table_wins_file_cst_marks_off(void **state)
+{
+    (void)state;
+    struct ii *t = ii_new("tests/data/machines/spr-file-cst.ini", NULL);
+    assert_int_equal(ii_init(t), 0);
+    assert_string_equal(t->info.table, "spr");
+    assert_int_equal(t->drv.state_count, 4);
+    expect_state(t, 3, "C6", 290, 800, TLB | XSTATE | OFF, CPUIDLE_ENTER_MWAIT_XSTATE);
+    expect_state(t, 2, "C1E", 2, 4, ALWAYS, CPUIDLE_ENTER_MWAIT);
+    assert_non_null(strstr(t->info.source, "compiled table 'spr' for SAPPHIRERAPIDS_X"));
+    assert_non_null(strstr(t->info.source, "marks table states it lacks off"));
+    ii_set(t, "intel_idle.no_acpi", "1");
+    assert_int_equal(ii_init(t), 0);
+    expect_state(t, 3, "C6", 290, 800, TLB | XSTATE, CPUIDLE_ENTER_MWAIT_XSTATE);
+    ii_free(t);
+}
+
+/* More of the kernel's tables, keyed by model name, on a machine whose
+ * hardware has every major C-state: count, a state's numbers, use_acpi, and
+ * PARTIAL_HINT_MATCH (a _CST listing 0x20 keeps GNR's C6P 0x21 on, SRF's C6S
+ * 0x22 too, while an exact-match state whose hint is missing goes OFF). */
+static void set_model(struct ii *t, const char *model)
+{
+    snprintf(t->m->cpu_model, sizeof t->m->cpu_model, "%s", model);
+}
+
+static void test_more_tables(void **state)
+{
+    (void)state;
+    struct ii *t = ii_new("tests/data/machines/many-cstates.ini", "6.12");
+    set_model(t, "HASWELL_X");
+    assert_int_equal(ii_init(t), 0);
+    assert_string_equal(t->info.table, "hsx");
+    assert_int_equal(t->drv.state_count, 9);
+    expect_state(t, 8, "C10", 2600, 7700, TLB, CPUIDLE_ENTER_MWAIT);
+    set_model(t, "BROADWELL");
+    assert_int_equal(ii_init(t), 0);
+    expect_state(t, 3, "C3", 40, 100, TLB, CPUIDLE_ENTER_MWAIT);
+    set_model(t, "ATOM_TREMONT_D");
+    assert_int_equal(ii_init(t), 0);
+    expect_state(t, 2, "C1E", 15, 25, ALWAYS, CPUIDLE_ENTER_MWAIT);
+    set_model(t, "GRANITERAPIDS_X");
+    t->m->fw.ncst = t->m->fw.ncst_latency = 2;
+    t->m->fw.cst_mwait_hint[0] = 0x00, t->m->fw.cst_mwait_hint[1] = 0x20;
+    t->m->fw.cst_latency_us[0] = 1, t->m->fw.cst_latency_us[1] = 170;
+    assert_int_equal(ii_init(t), 0);
+    assert_string_equal(t->info.table, "gnr");
+    expect_state(t, 3, "C6", 170, 650, TLB | XSTATE | PARTIAL, CPUIDLE_ENTER_MWAIT_XSTATE);
+    expect_state(t, 4, "C6P", 210, 1000, TLB | XSTATE | PARTIAL, CPUIDLE_ENTER_MWAIT_XSTATE);
+    set_model(t, "ATOM_CRESTMONT_X");
+    assert_int_equal(ii_init(t), 0);
+    expect_state(t, 3, "C6S", 270, 700, TLB | PARTIAL, CPUIDLE_ENTER_MWAIT);
+    set_model(t, "HASWELL_X");          /* exact match: C3 0x10 not in the _CST */
+    assert_int_equal(ii_init(t), 0);
+    expect_state(t, 3, "C3", 33, 100, TLB | OFF, CPUIDLE_ENTER_MWAIT);
+    assert_int_equal(kversion_parse("6.11", &t->kp.kernel), 0);
+    set_model(t, "GRANITERAPIDS_X");    /* no table before 6.12: the _CST fallback */
+    assert_int_equal(ii_init(t), 0);
+    assert_string_equal(t->info.table, "acpi");
     ii_free(t);
 }
 
@@ -481,6 +550,8 @@ int main(void)
         cmocka_unit_test(test_rpl_knobs),
         cmocka_unit_test(test_spectre_v2),
         cmocka_unit_test(test_params),
+        cmocka_unit_test(test_table_wins_file_cst_marks_off),
+        cmocka_unit_test(test_more_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

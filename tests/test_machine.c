@@ -44,6 +44,7 @@ static const struct bad_case bad_cases[] = {
     { "bad-number.ini", 15, "base_mhz: '2.0GHz' is not an integer" },
     { "bad-hint.ini", 28, "mwait_hint: '0x2g' is not an integer" },
     { "bad-bool.ini", 25, "flushes_caches: 'maybe' is not a boolean (yes or no)" },
+    { "cst-bad-method.ini", 38, "cst_methods: 'iox' is not ffh, io or halt" },
     { "negative-latency.ini", 29, "exit_latency_us = -100 is out of range [0, 1000000]" },
     { "zero-packages.ini", 7, "packages = 0 is out of range [1, 64]" },
     { "turbo-too-long.ini", 17, "turbo_mhz lists 3 values but [core_type P] has 2 cores per package" },

@@ -12,7 +12,7 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_run_command, cli_compare_command, cli_machines_command,
-    cli_params_command, cli_explain_command, cli_trace_command;
+    cli_params_command, cli_explain_command, cli_trace_command, cli_import_command;
 /* Sweeps and their results database (cli/sweep.c, export.c, merge.c). */
 extern const struct cli_command cli_sweep_command, cli_export_command, cli_merge_command;
 

@@ -154,6 +154,7 @@ static const struct key_desc machine_keys[] = {
     KEY_STR(hw_machine, description, false),
     KEY_STR(hw_machine, vendor, true),
     KEY_STR(hw_machine, cpu_model, true),
+    KEY(hw_machine, "cpu_family", cpu_family, KT_HEX, 0, 0xff, false),
     KEY(hw_machine, "packages", packages, KT_INT, 1, 64, true),
     KEY(hw_machine, "threads_per_core", threads_per_core, KT_INT, 1, HW_MAX_SMT, true),
     KEY(hw_machine, "cpu_numbering", cpu_numbering, KT_NUMBERING, 0, 0, false),
@@ -184,6 +185,7 @@ static const struct key_desc cstate_keys[] = {
     KEY(hw_cstate, "core_power_mw", core_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
     KEY(hw_cstate, "flushes_caches", flushes_caches, KT_BOOL, 0, 0, true),
     KEY(hw_cstate, "refill_us", refill_ns, KT_US, 0, LATENCY_US_MAX, false),
+    KEY(hw_cstate, "io_port", io_port, KT_HEX, 1, 0xffff, false),
 };
 
 /* [firmware]: _CPC HighestPerformance is a 32-bit register, but the values
@@ -193,8 +195,15 @@ static const struct key_desc firmware_keys[] = {
     KEY(hw_firmware, "osc_cppc_v2", osc_cppc_v2, KT_BOOL, 0, 0, true),
     { "cpc_highest_perf", KT_PERF_LIST, offsetof(struct hw_firmware, cpc_highest_perf),
       offsetof(struct hw_firmware, ncpc), 0, HW_CPPC_MAX_PERF, false, HW_MAX_CPC },
+    /* An address: an MWAIT hint (8 bits, checked per entry) or an I/O port. */
     { "cst_mwait_hints", KT_PERF_LIST, offsetof(struct hw_firmware, cst_mwait_hint),
-      offsetof(struct hw_firmware, ncst), 0, 0xff, false, HW_MAX_CST },
+      offsetof(struct hw_firmware, ncst), 0, 0xffff, false, HW_MAX_CST },
+    { "cst_methods", KT_STR, offsetof(struct hw_firmware, cst_methods_text),
+      sizeof(((struct hw_firmware *)0)->cst_methods_text), 0, 0, false, 0 },
+    { "pm_profile", KT_STR, offsetof(struct hw_firmware, pm_profile),
+      sizeof(((struct hw_firmware *)0)->pm_profile), 0, 0, false, 0 },
+    { "cst_types", KT_PERF_LIST, offsetof(struct hw_firmware, cst_type),
+      offsetof(struct hw_firmware, ncst_type), 1, 3, false, HW_MAX_CST },
     { "cst_latency_us", KT_PERF_LIST, offsetof(struct hw_firmware, cst_latency_us),
       offsetof(struct hw_firmware, ncst_latency), 0, LATENCY_US_MAX, false, HW_MAX_CST },
 };
@@ -501,6 +510,56 @@ static int check_cstate(struct loader *ld, struct diag *d)
     return 0;
 }
 
+/* [firmware]: pm_profile is a FADT profile word (default unspecified);
+ * cst_methods gives one word per _CST entry (ffh, io, halt), cst_types one
+ * type per entry; an FFH entry's address is an 8-bit MWAIT hint. */
+static int check_firmware_keys(struct loader *ld, struct hw_firmware *fw, struct diag *d)
+{
+    /* ACPI 6.x FADT Preferred_PM_Profile values 0..8. */
+    static const char *const profiles[] = {
+        "unspecified", "desktop", "mobile", "workstation", "enterprise_server",
+        "soho_server", "appliance_pc", "performance_server", "tablet",
+    };
+    if (!fw->pm_profile[0])
+        snprintf(fw->pm_profile, sizeof fw->pm_profile, "unspecified");
+    bool known = false;
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        known |= strcmp(fw->pm_profile, profiles[i]) == 0;
+    if (!known)
+        return diag_error(d, ld->path, key_line(ld, "pm_profile"),
+                          "pm_profile '%s' is not one of unspecified, desktop, mobile, "
+                          "workstation, enterprise_server, soho_server, appliance_pc, "
+                          "performance_server, tablet", fw->pm_profile);
+    static const char *const names[] = { [HW_CST_FFH] = "ffh", [HW_CST_SYSTEM_IO] = "io",
+                                         [HW_CST_HALT] = "halt" };
+    int n = 0, line = key_line(ld, "cst_methods");
+    char text[HW_TEXT_MAX];
+    snprintf(text, sizeof text, "%s", fw->cst_methods_text);
+    char *save = NULL;
+    for (char *w = strtok_r(text, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save), n++) {
+        int k = 0;
+        while (k < 3 && strcmp(w, names[k]) != 0)
+            k++;
+        if (k == 3)
+            return diag_error(d, ld->path, line, "cst_methods: '%s' is not ffh, io or halt", w);
+        if (n < HW_MAX_CST)
+            fw->cst_method[n] = (enum hw_cst_method)k;
+    }
+    if (fw->cst_methods_text[0] && n != fw->ncst)
+        return diag_error(d, ld->path, line, "cst_methods lists %d entries but cst_mwait_hints %d",
+                          n, fw->ncst);
+    if (fw->ncst_type > 0 && fw->ncst_type != fw->ncst)
+        return diag_error(d, ld->path, key_line(ld, "cst_types"),
+                          "cst_types lists %d entries but cst_mwait_hints %d", fw->ncst_type,
+                          fw->ncst);
+    for (int i = 0; i < fw->ncst; i++)
+        if (fw->cst_method[i] == HW_CST_FFH && fw->cst_mwait_hint[i] > 0xff)
+            return diag_error(d, ld->path, key_line(ld, "cst_mwait_hints"),
+                              "cst_mwait_hints: entry %d (0x%x) is an ffh entry, whose MWAIT "
+                              "hint is 8 bits", i + 1, (unsigned)fw->cst_mwait_hint[i]);
+    return 0;
+}
+
 static int close_section(struct loader *ld, struct diag *d)
 {
     if (!ld->sd)
@@ -530,6 +589,8 @@ static int close_section(struct loader *ld, struct diag *d)
             rc = diag_error(d, ld->path, key_line(ld, "cst_latency_us"),
                             "cst_mwait_hints lists %d states but cst_latency_us %d",
                             ld->m->fw.ncst, ld->m->fw.ncst_latency);
+        else
+            rc = check_firmware_keys(ld, &ld->m->fw, d);
     }
     else if (sd->kind == SEC_RAPL)
         rc = check_rapl(ld, ld->obj, d);
@@ -791,7 +852,9 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
 
 static int check_machine(struct loader *ld, struct diag *d)
 {
-    const struct hw_machine *m = ld->m;
+    struct hw_machine *m = ld->m;
+    if (m->cpu_family == 0 && strcmp(m->vendor, "intel") == 0)
+        m->cpu_family = 6;      /* every Intel core pmlab models is family 6 */
     if (!ld->machine_line)
         return diag_error(d, ld->path, 0, "no [machine] section");
     if (m->ntypes == 0)

@@ -40,6 +40,8 @@ struct hw_cstate {
     double core_power_mw;          /* one core resident in this state */
     bool flushes_caches;           /* L1/L2 (and TLB) contents lost */
     sim_time_t refill_ns;          /* extra run time after wakeup to refill them */
+    uint32_t io_port;              /* a _CST I/O entry reading this port enters this
+                                    * state (AMD's C2); 0: none */
 };
 
 /* A package C-state: entered when every core of the package is in core state
@@ -94,6 +96,15 @@ struct hw_cpu {
     int type;       /* index into hw_machine.types */
 };
 
+/* How a firmware _CST entry is entered (its register's address space):
+ * FFH = MWAIT with the address as hint, SYSTEM_IO = a read of the I/O port
+ * at the address, HALT = HLT (ACPI_CSTATE_FFH/SYSTEMIO/HALT). */
+enum hw_cst_method {
+    HW_CST_FFH,
+    HW_CST_SYSTEM_IO,
+    HW_CST_HALT,
+};
+
 /* What the platform firmware (ACPI) tells the OS about CPPC, FACTS.md §6.
  * A machine file without [firmware] has neither: no v2 ack, no _CPC. */
 struct hw_firmware {
@@ -108,9 +119,20 @@ struct hw_firmware {
     /* The _CST the processor objects list, in order (ACPI FFH entries: the
      * MWAIT hint and the worst-case latency); ncst = 0: no _CST given. A
      * model without an intel_idle table runs on it, as the kernel does. */
-    uint32_t cst_mwait_hint[HW_MAX_CST];
+    uint32_t cst_mwait_hint[HW_MAX_CST]; /* the entry's address: hint or I/O port */
     uint32_t cst_latency_us[HW_MAX_CST];
     int ncst, ncst_latency;
+    /* cst_methods as written ("ffh io"), and parsed: one per entry, all FFH
+     * when the key is absent. */
+    char cst_methods_text[HW_TEXT_MAX];
+    enum hw_cst_method cst_method[HW_MAX_CST];
+    /* cst_types: each entry's ACPI C-state type (1..3); ncst_type = 0: the
+     * default C1, C2, then C3 by position. */
+    uint32_t cst_type[HW_MAX_CST];
+    int ncst_type;
+    /* FADT Preferred_PM_Profile, as a word ("unspecified", "desktop",
+     * "mobile", "enterprise_server", ...); amd-pstate reads it. */
+    char pm_profile[HW_NAME_MAX];
 };
 
 #define HW_CPPC_MAX_PERF 0xFF  /* CPPC_MAX_PERF: "not a real value" (a1ff59784b27) */
@@ -145,6 +167,8 @@ struct hw_machine {
     char *path;                    /* the file it was loaded from (owned) */
     char vendor[HW_NAME_MAX];      /* "intel" */
     char cpu_model[HW_NAME_MAX];   /* kernel's INTEL_FAM6 name: "SKYLAKE_X", "ALDERLAKE" */
+    uint32_t cpu_family;           /* CPUID family: 6 for the Intel cores modelled,
+                                    * 0x19 for AMD Zen 3/4; 0 in the file: 6 on Intel */
     int vendor_line, cpu_model_line; /* of those keys, for errors found later */
     int packages;
     int threads_per_core;          /* 2 with SMT, 1 without (per P core; E cores have 1) */

@@ -23,6 +23,7 @@ extern const struct kparam cpufreq_params[];
 extern const struct kparam kvm_params[];
 extern const struct kparam acpi_cppc_params[];
 extern const struct kparam itmt_params[];
+extern const struct kparam acpi_processor_idle_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -36,6 +37,7 @@ const struct kparam *const kparam_tables[] = {
     kvm_params,
     acpi_cppc_params,
     itmt_params,
+    acpi_processor_idle_params,
     NULL,
 };
 

@@ -50,7 +50,6 @@ static const struct {
     { "intel_iommu", "Intel IOMMU" },
     { "amd_iommu", "AMD IOMMU" },
     { "iommu", "IOMMU mode" },
-    { "amd_pstate", "amd-pstate cpufreq driver" },
     { "transparent_hugepage", "transparent huge pages" },
     { "hugepages", "huge pages reserved at boot" },
     { "hugepagesz", "huge page size" },
@@ -113,9 +112,6 @@ static const struct {
     { "init_on_free", "zero memory on free" },
     { "elevator", "I/O scheduler" },
     /* Parameters of modules pmlab leaves out, worth a word of their own. */
-    { "processor.max_cstate", "acpi_idle's deepest C-state (pmlab models intel_idle, which "
-                              "ignores it)" },
-    { "processor.nocst", "acpi_idle without _CST (pmlab models intel_idle)" },
     { "pcie_aspm.policy", "PCIe link power policy" },
     { "workqueue.power_efficient", "unbound work for power-efficient workqueues" },
 };

@@ -5,6 +5,7 @@
  * capitals when there are any), the states intel_idle.max_cstate removed,
  * and the PM QoS limits as their files read. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ static const char *explain_enter_name(enum cpuidle_enter_method m)
         [CPUIDLE_ENTER_MWAIT_IBRS] = "mwait, IBRS off (IRQs off)",
         [CPUIDLE_ENTER_MWAIT_XSTATE] = "mwait, XSTATE init (IRQs off)",
         [CPUIDLE_ENTER_HLT] = "hlt (IRQs on)",
+        [CPUIDLE_ENTER_IO] = "I/O port read (IRQs off)",
     };
     return names[m];
 }
@@ -48,13 +50,18 @@ static void explain_idle_states(struct explain *x, const struct idle_explain *e)
         /* A state disabled anywhere says so in capitals: the governor never
          * picks it there. */
         bool disabled = strcmp(cpus, "none") != 0;
+        char hw[96] = "";
+        const struct hw_cstate *h = e->hw_state[i];
+        if (h)
+            snprintf(hw, sizeof hw, "; hardware %s %s exit %lld us", e->hw_type, h->name,
+                     (long long)(h->exit_latency_ns / 1000));
         explain_add(x, "cpuidle state%d: %-4s %-12s latency %lld us, residency %lld us, %s%s%s; "
-                    "%s on cpus: %s", i, st->name, st->desc,
+                    "%s on cpus: %s%s", i, st->name, st->desc,
                     (long long)(st->exit_latency_ns / 1000),
                     (long long)(st->target_residency_ns / 1000), explain_enter_name(st->enter),
                     st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" : "",
                     st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "",
-                    disabled ? "DISABLED" : "disabled", cpus);
+                    disabled ? "DISABLED" : "disabled", cpus, hw);
         free(cpus);
     }
     /* The kernel stops at max_cstate: the states after it are not in the
@@ -99,6 +106,7 @@ void explain_add_idle(struct explain *x, const struct idle_explain *e)
                 e->nohz ? "on (NO_HZ_IDLE)" : "off");
     if (e->mode == IDLE_MODE_CPUIDLE) {
         explain_add(x, "cpuidle: driver %s, governor %s", e->drv.name, e->governor);
+        explain_add(x, "cpuidle: states from %s", e->driver_source);
         explain_idle_states(x, e);
     } else {
         explain_add(x, "cpuidle: no driver: %s", e->why_no_driver);

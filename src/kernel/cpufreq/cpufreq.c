@@ -84,7 +84,7 @@ int cpufreq_validate(const struct hw_machine *m, const struct kparams *kp, const
                      struct diag *d)
 {
     bool hwp;
-    const struct cpufreq_driver *drv = intel_pstate_probe(m, kp, &hwp);
+    const struct cpufreq_driver *drv = cpufreq_probe_driver(m, kp, &hwp);
     const struct kparam *sg = kparam_find("scaling_governor");
     const struct kparam *epp = kparam_find("energy_performance_preference");
     for (int i = 0; i < kp->nset; i++) {
@@ -127,6 +127,21 @@ int cpufreq_validate(const struct hw_machine *m, const struct kparams *kp, const
         }
     }
     return 0;
+}
+
+/* Driver binding in initcall order: intel_pstate claims Intel CPUs,
+ * amd-pstate AMD ones when it loads; acpi-cpufreq takes any x86 CPU left
+ * (it needs _PSS, which every modelled firmware has). */
+const struct cpufreq_driver *cpufreq_probe_driver(const struct hw_machine *m,
+                                                  const struct kparams *kp, bool *hwp)
+{
+    *hwp = false;
+    if (kparams_get(kp, "cpufreq.off", 0, -1) != 0)
+        return NULL;
+    const struct cpufreq_driver *d = intel_pstate_probe(m, kp, hwp);
+    if (!d)
+        d = amd_pstate_probe(m, kp, hwp);
+    return d ? d : &acpi_cpufreq_driver;
 }
 
 uint32_t cpufreq_resolve_khz(const struct cpufreq_policy *p, uint32_t khz)
@@ -360,7 +375,7 @@ void cpufreq_init(struct world *w)
     for (int c = 0; c < m->ncores; c++)
         sim_event_init(&cs->apply_ev[c], cpufreq_apply_deferred);
     cpufreq_power_limit_init(w);
-    cs->driver = intel_pstate_probe(m, w->kp, &cs->hwp);
+    cs->driver = cpufreq_probe_driver(m, w->kp, &cs->hwp);
     if (!cs->driver)
         return;
     cs->active = true;

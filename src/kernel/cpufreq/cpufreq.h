@@ -220,6 +220,23 @@ sim_time_t cpufreq_rate_limit_ns(const struct cpufreq_driver *drv, const struct 
  * without one, *hwp set when HWP is enabled), and the governors it offers. */
 const struct cpufreq_driver *intel_pstate_probe(const struct hw_machine *m,
                                                 const struct kparams *kp, bool *hwp);
+/* The target hook intel_cpufreq and acpi-cpufreq share: with HWP (or CPPC
+ * autonomy) the target is the request's minimum and the policy max its
+ * maximum; without, the P-state itself. */
+void intel_cpufreq_target(struct world *w, struct cpufreq_policy *p, uint32_t khz);
+/* acpi-cpufreq (drivers/cpufreq/acpi-cpufreq.c): the _PSS P-states, on Intel
+ * with intel_pstate=disable and on AMD when amd-pstate does not load. */
+extern const struct cpufreq_driver acpi_cpufreq_driver;
+
+/* amd_pstate.c: amd-pstate on AMD/Hygon machines (NULL when it does not
+ * load; *hwp set when the platform chooses the frequency: active, guided). */
+const struct cpufreq_driver *amd_pstate_probe(const struct hw_machine *m,
+                                              const struct kparams *kp, bool *hwp);
+/* The driver the kernel ends up with on m (intel_pstate, amd-pstate, else
+ * acpi-cpufreq on any x86), NULL with cpufreq.off; *hwp as above. */
+const struct cpufreq_driver *cpufreq_probe_driver(const struct hw_machine *m,
+                                                  const struct kparams *kp, bool *hwp);
+
 /* ITMT priorities of every CPU of m for kp, and support when they differ
  * (intel_pstate_set_itmt_prio); hwp as intel_pstate_probe set it. */
 void intel_pstate_itmt_init(const struct hw_machine *m, const struct kparams *kp, bool hwp,

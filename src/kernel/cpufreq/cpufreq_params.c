@@ -17,6 +17,11 @@ static const char *const intel_pstate_opts[] = {
     "", "active", "passive", "no_hwp", "disable", NULL,
 };
 
+/* amd_pstate= (FACTS-2.md §6); keep in order with enum amd_pstate_mode. */
+static const char *const amd_pstate_opts[] = {
+    "", "disable", "passive", "active", "guided", NULL,
+};
+
 /* The EPP strings the sysfs file accepts [F4]; "default" restores the
  * firmware's value, 0x80 on the modelled parts. */
 static int cpufreq_parse_epp(const char *text, int64_t *out)
@@ -52,6 +57,12 @@ const struct kparam cpufreq_params[] = {
         .type = KPARAM_ENUM, .scope = KPARAM_GLOBAL, .choices = intel_pstate_opts,
         .def = "", .unit = "", .since = NULL,
         .desc = "active (default with HWP), passive (intel_cpufreq + generic governors; default without HWP since 5.9), no_hwp, disable (acpi-cpufreq)",
+    },
+    {
+        .name = "amd_pstate", .sources = KPARAM_SRC_CMDLINE,
+        .type = KPARAM_ENUM, .scope = KPARAM_GLOBAL, .choices = amd_pstate_opts,
+        .def = "", .unit = "", .since = "6.1",
+        .desc = "AMD: passive (amd-pstate + generic governors), active (amd-pstate-epp, 6.3+), guided (platform picks above the governor's target, 6.4+), disable (acpi-cpufreq); unset: active from 6.5 unless the FADT PM profile is unspecified or a server",
     },
     {
         .name = "scaling_governor", .sysfs = "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor",

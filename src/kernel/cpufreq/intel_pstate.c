@@ -132,7 +132,7 @@ static const struct cpufreq_driver intel_pstate_driver = {
 
 /* intel_cpufreq_target: with HWP the target is the HWP minimum and the policy
  * max the maximum; without, the P-state itself. */
-static void intel_cpufreq_target(struct world *w, struct cpufreq_policy *p, uint32_t khz)
+void intel_cpufreq_target(struct world *w, struct cpufreq_policy *p, uint32_t khz)
 {
     p->cur_khz = khz;
     if (w->cpufreq.hwp)
@@ -155,7 +155,7 @@ static const struct cpufreq_driver intel_cpufreq_driver = {
     .target = intel_cpufreq_target,
 };
 
-static const struct cpufreq_driver acpi_cpufreq_driver = {
+const struct cpufreq_driver acpi_cpufreq_driver = {
     .name = "acpi-cpufreq",
     .transition_latency_ns = ACPI_CPUFREQ_LATENCY_NS,
     .target = intel_cpufreq_target,   /* same effect without HWP: the P-state */

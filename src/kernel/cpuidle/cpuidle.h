@@ -43,6 +43,7 @@ enum cpuidle_enter_method {
     CPUIDLE_ENTER_MWAIT_IBRS,    /* SPEC_CTRL = 0 before MWAIT, restored after; IRQs off */
     CPUIDLE_ENTER_MWAIT_XSTATE,  /* AMX/extended state reset to init first; IRQs off */
     CPUIDLE_ENTER_HLT,           /* HLT (acpi_idle C1, default_idle) */
+    CPUIDLE_ENTER_IO,            /* acpi_idle: read the _CST's I/O port, IRQs off */
 };
 
 struct cpuidle_state {
@@ -53,6 +54,7 @@ struct cpuidle_state {
     unsigned flags;                 /* CPUIDLE_FLAG_* */
     enum cpuidle_enter_method enter;
     uint32_t mwait_hint;            /* selects the hardware C-state (machine file) */
+    uint32_t io_port;               /* CPUIDLE_ENTER_IO: the port ([cstate] io_port) */
 };
 
 struct cpuidle_driver {

@@ -7,8 +7,11 @@
  *
  * Follows mainline v6.12 (driver version 0.5.1; the tables used here are
  * unchanged in the 2025 tree), with these version keys: ADL and ADL mobile
- * tables from 5.19, ADL-N ("gmt") 6.1, SPR 5.18, EMR 6.3 (older kernels treat
- * the model as unknown); IRQ_ENABLE on SKX/ICX C1 from 5.16; the IBRS flag
+ * tables from 5.19, ADL-N ("gmt") 6.1, SPR 5.18, EMR 6.3, Sierra Forest 6.9,
+ * Granite Rapids 6.12 (older kernels treat the model as unknown); HSW/BDW
+ * (client and server), BXT/GLK, DNV, SNR and KNL/KNM predate every modelled
+ * kernel. Ice Lake client, Tiger Lake and Meteor Lake have no table in the
+ * stored source and take the _CST fallback, like Raptor Lake; IRQ_ENABLE on SKX/ICX C1 from 5.16; the IBRS flag
  * from 5.19; knob availability via the registry's `since`. The entry method is
  * chosen by the v6.5 state_update_enter_method() order for every version (for
  * these tables older kernels reach the same result).
@@ -20,9 +23,10 @@
  *    PC6 package state (SKX/SPR C6 numbers); every modelled CPU has ARAT, so no
  *    state gets TIMER_STOP; SKL-H's C8/C9 drop (needs MSR and SGX state) and
  *    the IVT/BXT table updates are not modelled;
- *  - the _CST: for a model with a table, pmlab assumes the firmware lists every
- *    table state's hint (so the use_acpi OFF rule marks nothing); for a model
- *    without one, intel_idle_firmware_cst() supplies it (see there);
+ *  - the _CST: for a model with a table, the machine file's [firmware] cst_*
+ *    when given (the use_acpi OFF rule then applies), else pmlab assumes the
+ *    firmware lists every table state's hint (so it marks nothing); for a
+ *    model without one, intel_idle_firmware_cst() supplies it (see there);
  *  - intel_idle_ibrs() tests sched_smt_active() at every entry; pmlab decides
  *    once: a state takes the IBRS entry only when SMT is active, otherwise it
  *    is plain MWAIT with IRQs off (what the kernel's function then does);
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/cpuidle/driver.h"
 #include "kernel/x86/bugs.h"
 
 #define NSEC_PER_USEC 1000
@@ -72,6 +77,7 @@ struct idle_cpu {
 #define IBRS INTEL_IDLE_FLAG_IBRS
 #define XSTATE INTEL_IDLE_FLAG_INIT_XSTATE
 #define UNUSABLE CPUIDLE_FLAG_UNUSABLE
+#define PARTIAL INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH
 #define NSTATES(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
 static const struct intel_idle_cstate skl_cstates[] = {
@@ -130,13 +136,116 @@ static const struct intel_idle_cstate gmt_cstates[] = {
     { "C10", 0x60, TLB, 660, 1980 },
 };
 
+/* Haswell and Broadwell client and server (hsw_cstates, bdw_cstates). */
+static const struct intel_idle_cstate hsw_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C3", 0x10, TLB, 33, 100 },
+    { "C6", 0x20, TLB, 133, 400 },
+    { "C7s", 0x32, TLB, 166, 500 },
+    { "C8", 0x40, TLB, 300, 900 },
+    { "C9", 0x50, TLB, 600, 1800 },
+    { "C10", 0x60, TLB, 2600, 7700 },
+};
+
+static const struct intel_idle_cstate bdw_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C3", 0x10, TLB, 40, 100 },
+    { "C6", 0x20, TLB, 133, 400 },
+    { "C7s", 0x32, TLB, 166, 500 },
+    { "C8", 0x40, TLB, 300, 900 },
+    { "C9", 0x50, TLB, 600, 1800 },
+    { "C10", 0x60, TLB, 2600, 7700 },
+};
+
+/* Broxton / Gemini Lake (the IRTL-MSR update of C6 and deeper is not modelled). */
+static const struct intel_idle_cstate bxt_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C6", 0x20, TLB, 133, 133 },
+    { "C7s", 0x31, TLB, 155, 155 },
+    { "C8", 0x40, TLB, 1000, 1000 },
+    { "C9", 0x50, TLB, 2000, 2000 },
+    { "C10", 0x60, TLB, 10000, 10000 },
+};
+
+/* Denverton (dnv) and Snow Ridge (snr). */
+static const struct intel_idle_cstate dnv_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 10, 20 },
+    { "C6", 0x20, TLB, 50, 500 },
+};
+
+static const struct intel_idle_cstate snr_cstates[] = {
+    { "C1", 0x00, 0, 2, 2 },
+    { "C1E", 0x01, ALWAYS, 15, 25 },
+    { "C6", 0x20, TLB, 130, 500 },
+};
+
+/* Knights Landing / Mill. */
+static const struct intel_idle_cstate knl_cstates[] = {
+    { "C1", 0x00, 0, 1, 2 },
+    { "C6", 0x10, TLB, 120, 500 },
+};
+
+/* Granite Rapids Xeon: C6 stays a core state, C6P lets the package into PC6
+ * (wult-measured, A. Bityutskiy, linux-pm Aug 2024); both match the _CST by
+ * major C-state (PARTIAL_HINT_MATCH). */
+static const struct intel_idle_cstate gnr_cstates[] = {
+    { "C1", 0x00, 0, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 4, 4 },
+    { "C6", 0x20, TLB | XSTATE | PARTIAL, 170, 650 },
+    { "C6P", 0x21, TLB | XSTATE | PARTIAL, 210, 1000 },
+};
+
+/* Sierra Forest: no core C6; C6S has module scope (4 cores and their L2),
+ * C6SP package scope. */
+static const struct intel_idle_cstate srf_cstates[] = {
+    { "C1", 0x00, ALWAYS, 1, 1 },
+    { "C1E", 0x01, ALWAYS, 2, 10 },
+    { "C6S", 0x22, TLB | PARTIAL, 270, 700 },
+    { "C6SP", 0x23, TLB | PARTIAL, 310, 900 },
+};
+
 #undef TLB
 #undef IRQ
 #undef ALWAYS
 #undef IBRS
 #undef XSTATE
 #undef UNUSABLE
+#undef PARTIAL
 
+static const struct idle_cpu idle_cpu_hsw = {
+    "hsw", hsw_cstates, NSTATES(hsw_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_hsx = {
+    "hsx", hsw_cstates, NSTATES(hsw_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_bdw = {
+    "bdw", bdw_cstates, NSTATES(bdw_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_bdx = {
+    "bdx", bdw_cstates, NSTATES(bdw_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_bxt = {
+    "bxt", bxt_cstates, NSTATES(bxt_cstates), true, false, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_dnv = {
+    "dnv", dnv_cstates, NSTATES(dnv_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_snr = {
+    "snr", snr_cstates, NSTATES(snr_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_knl = {
+    "knl", knl_cstates, NSTATES(knl_cstates), false, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_gnr = {
+    "gnr", gnr_cstates, NSTATES(gnr_cstates), true, true, TABLE_UPDATE_NONE,
+};
+static const struct idle_cpu idle_cpu_srf = {
+    "srf", srf_cstates, NSTATES(srf_cstates), true, true, TABLE_UPDATE_NONE,
+};
 static const struct idle_cpu idle_cpu_skl = {
     "skl", skl_cstates, NSTATES(skl_cstates), true, false, TABLE_UPDATE_NONE,
 };
@@ -182,6 +291,24 @@ static const struct {
     { "ATOM_GRACEMONT", &idle_cpu_gmt, "6.1" },
     { "SAPPHIRERAPIDS_X", &idle_cpu_spr, "5.18" },
     { "EMERALDRAPIDS_X", &idle_cpu_spr, "6.3" },
+    { "HASWELL", &idle_cpu_hsw, NULL },
+    { "HASWELL_L", &idle_cpu_hsw, NULL },
+    { "HASWELL_G", &idle_cpu_hsw, NULL },
+    { "HASWELL_X", &idle_cpu_hsx, NULL },
+    { "BROADWELL", &idle_cpu_bdw, NULL },
+    { "BROADWELL_G", &idle_cpu_bdw, NULL },
+    { "BROADWELL_X", &idle_cpu_bdx, NULL },
+    { "BROADWELL_D", &idle_cpu_bdx, NULL },
+    { "ATOM_GOLDMONT", &idle_cpu_bxt, NULL },
+    { "ATOM_GOLDMONT_PLUS", &idle_cpu_bxt, NULL },
+    { "ATOM_GOLDMONT_D", &idle_cpu_dnv, NULL },
+    { "ATOM_TREMONT_D", &idle_cpu_snr, NULL },
+    { "XEON_PHI_KNL", &idle_cpu_knl, NULL },
+    { "XEON_PHI_KNM", &idle_cpu_knl, NULL },
+    /* Versions not re-verified: the patches went to linux-pm in early 2024
+     * (Sierra Forest) and August 2024 (Granite Rapids). */
+    { "ATOM_CRESTMONT_X", &idle_cpu_srf, "6.9" },
+    { "GRANITERAPIDS_X", &idle_cpu_gnr, "6.12" },
 };
 
 /* x86_match_cpu(intel_idle_ids): the table for m on kernel kv, or NULL. */
@@ -207,46 +334,15 @@ struct intel_idle_opts {
     bool smt_active;
 };
 
-/* Models whose firmware _CST pmlab knows (intel_idle_firmware_cst). */
-static const char *const intel_idle_cst_models[] = {
-    "ALDERLAKE", "ALDERLAKE_L", "ALDERLAKE_N", "ATOM_GRACEMONT",
-    "RAPTORLAKE", "RAPTORLAKE_P", "RAPTORLAKE_S",
-};
-
-/* The firmware's _CST for a model without a static table: the machine
- * file's [firmware] cst_mwait_hints and cst_latency_us when it has them
- * (types C1, C2, then C3, in order). Otherwise pmlab knows one firmware:
- * Intel's reference _CST for Alder/Raptor Lake client parts with
- * S0ix, C1 (MWAIT 0x00, 1 µs), C6 (0x21, 127 µs), C10 (0x60, 1048 µs) as types
- * C1/C2/C3 (coreboot src/soc/intel/alderlake: cstate_set_s0ix and the
- * C*_LATENCY values; a stock 6.4 kernel on a Raptor Lake-H ThinkPad lists
- * exactly POLL, C1_ACPI, C2_ACPI, C3_ACPI). A machine file without cst_*
- * keys gets that set for every ALDERLAKE* and RAPTORLAKE* model (it is used
- * only when the kernel has no table for it). */
-void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
+/* The firmware _CST of a model without a static table (kernel/acpi/cst.h). */
+const char *intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst)
 {
-    static const struct acpi_cst_entry client_cst[] = {
-        { 1, 0x00, 1 },
-        { 2, 0x21, 127 },
-        { 3, 0x60, 1048 },
-    };
-    memset(cst, 0, sizeof *cst);
-    if (m->fw.ncst > 0) {
-        for (int i = 0; i < m->fw.ncst && i < ACPI_CST_MAX; i++)
-            cst->states[cst->count++] = (struct acpi_cst_entry){
-                .type = i < 2 ? i + 1 : 3,
-                .mwait_hint = m->fw.cst_mwait_hint[i],
-                .latency_us = m->fw.cst_latency_us[i],
-            };
-        return;
-    }
-    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++) {
-        if (strcmp(m->cpu_model, intel_idle_cst_models[i]) != 0)
-            continue;
-        cst->count = (int)(sizeof client_cst / sizeof client_cst[0]);
-        memcpy(cst->states, client_cst, sizeof client_cst);
-        return;
-    }
+    return acpi_evaluate_cst(m, cst);
+}
+
+bool intel_idle_model_has_table(const char *cpu_model, const struct kversion *kv)
+{
+    return intel_idle_match(cpu_model, kv) != NULL;
 }
 
 static bool intel_idle_has_table(const char *model)
@@ -259,10 +355,7 @@ static bool intel_idle_has_table(const char *model)
 
 static bool intel_idle_model_known(const char *model)
 {
-    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++)
-        if (strcmp(intel_idle_cst_models[i], model) == 0)
-            return true;
-    return intel_idle_has_table(model);
+    return acpi_cst_model_known(model) || intel_idle_has_table(model);
 }
 
 int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
@@ -278,14 +371,16 @@ int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
                           "vendor '%s' is not one of intel, amd, hygon, centaur, zhaoxin", m->vendor);
     if (strcmp(m->vendor, "intel") != 0 || m->fw.ncst > 0 || intel_idle_model_known(m->cpu_model))
         return 0;
-    char known[600] = "";
+    char known[1024] = "";  /* every model name, about 500 characters */
     size_t len = 0;
-    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0]; i++)
+    for (size_t i = 0; i < sizeof intel_idle_ids / sizeof intel_idle_ids[0] && len < sizeof known; i++)
         len += (size_t)snprintf(known + len, sizeof known - len, "%s ", intel_idle_ids[i].cpu_model);
-    for (size_t i = 0; i < sizeof intel_idle_cst_models / sizeof intel_idle_cst_models[0]; i++)
-        if (!intel_idle_has_table(intel_idle_cst_models[i]))
+    for (size_t i = 0; acpi_cst_known_model(i) && len < sizeof known; i++)
+        if (!intel_idle_has_table(acpi_cst_known_model(i)))
             len += (size_t)snprintf(known + len, sizeof known - len, "%s ",
-                                    intel_idle_cst_models[i]);
+                                    acpi_cst_known_model(i));
+    if (len >= sizeof known)
+        len = sizeof known - 1;
     known[len ? len - 1 : 0] = '\0';
     return diag_error(d, m->path, m->cpu_model_line,
                       "cpu_model '%s' is not a model pmlab knows (%s); for another model give "
@@ -293,8 +388,9 @@ int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
                       "cst_latency_us (docs/machine-files.md)", m->cpu_model, known);
 }
 
-/* The _CST pmlab assumes beside a static table: it lists every table state's
- * hint (FACTS.md §1 construction rule, with the lead's default). */
+/* The _CST pmlab assumes beside a static table when the machine file gives
+ * none: it lists every table state's hint, so the use_acpi rule marks
+ * nothing off (FACTS.md §1 construction rule, with the lead's default). */
 static void intel_idle_cst_from_table(const struct idle_cpu *icpu, struct acpi_cst *cst)
 {
     memset(cst, 0, sizeof *cst);
@@ -303,9 +399,36 @@ static void intel_idle_cst_from_table(const struct idle_cpu *icpu, struct acpi_c
         cst->states[cst->count++] = (struct acpi_cst_entry){
             .type = (hint >> 4) == 0 ? 1 : 3,
             .mwait_hint = hint,
+            .method = HW_CST_FFH,
             .latency_us = icpu->state_table[i].exit_latency_us,
         };
     }
+}
+
+/* The _CST a use_acpi model (or intel_idle.use_acpi=1) reads beside its
+ * table: the machine file's [firmware] cst_* when given (a state whose hint
+ * it lacks then starts OFF, as in the kernel), else every table hint. */
+static void intel_idle_table_cst(const struct hw_machine *m, const struct idle_cpu *icpu,
+                                 struct acpi_cst *cst)
+{
+    if (m->fw.ncst > 0)
+        intel_idle_firmware_cst(m, cst);
+    else
+        intel_idle_cst_from_table(icpu, cst);
+}
+
+/* info->source for a model with a table: the kernel's numbers win over the
+ * machine file's, which only time the hardware's exit (FACTS.md §1: the
+ * driver registers its static table for a matched model). */
+static void intel_idle_table_source(const struct hw_machine *m, const struct idle_cpu *icpu,
+                                    struct intel_idle_info *info)
+{
+    snprintf(info->source, sizeof info->source,
+             "intel_idle's compiled table '%s' for %s (drivers/idle/intel_idle.c); the machine "
+             "file's [cstate] exit_latency_us are the hardware's wakeup times%s",
+             icpu->name, m->cpu_model,
+             info->acpi_cst_read && m->fw.ncst > 0
+                 ? "; [firmware] _CST marks table states it lacks off (use_acpi)" : "");
 }
 
 /* intel_idle_max_cstate_reached: table position pos is beyond max_cstate. */
@@ -325,13 +448,17 @@ static bool intel_idle_verify_cstate(const struct hw_machine *m, uint32_t mwait_
     return false;
 }
 
-/* intel_idle_off_by_default: a _CST was read and does not list the hint. */
-static bool intel_idle_off_by_default(const struct acpi_cst *cst, uint32_t mwait_hint)
+/* intel_idle_off_by_default: a _CST was read and does not list the hint
+ * (with PARTIAL_HINT_MATCH, its major C-state: the sub-state nibble is
+ * ignored on both sides). */
+static bool intel_idle_off_by_default(const struct acpi_cst *cst, unsigned flags,
+                                      uint32_t mwait_hint)
 {
     if (cst->count == 0)
         return false;
+    uint32_t mask = (flags & INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH) ? ~0x0fu : ~0u;
     for (int i = 0; i < cst->count; i++)
-        if (cst->states[i].mwait_hint == mwait_hint)
+        if ((cst->states[i].mwait_hint & mask) == (mwait_hint & mask))
             return false;
     return true;
 }
@@ -466,7 +593,7 @@ static void intel_idle_init_cstates_icpu(const struct hw_machine *m, const struc
         s->mwait_hint = c->mwait_hint;
         state_update_enter_method(s, o);
         bool acpi_off = (icpu->use_acpi || o->use_acpi) &&
-                        intel_idle_off_by_default(cst, c->mwait_hint) &&
+                        intel_idle_off_by_default(cst, c->flags, c->mwait_hint) &&
                         !(s->flags & INTEL_IDLE_FLAG_ALWAYS_ENABLE);
         if ((o->states_off & (1u << drv->state_count)) || acpi_off)
             intel_idle_mark_off(drv, info);
@@ -518,6 +645,16 @@ static void intel_idle_read_opts(const struct hw_machine *m, const struct kparam
     o->smt_active = m->threads_per_core > 1;
 }
 
+/* intel_idle_cst_usable: every _CST entry within max_cstate must be entered
+ * by MWAIT (FFH). Returns the 1-based index of the first that is not, or 0. */
+static int intel_idle_cst_first_not_ffh(const struct acpi_cst *cst, const struct intel_idle_opts *o)
+{
+    for (int i = 0; i < cst->count && !intel_idle_max_cstate_reached(o, i); i++)
+        if (cst->states[i].method != HW_CST_FFH)
+            return i + 1;
+    return 0;
+}
+
 /* The early exits of intel_idle_init(), before any table work. Returns 0 or
  * the negative errno with msg set. */
 static int intel_idle_check_load(const struct hw_machine *m, const struct kparams *kp,
@@ -533,7 +670,7 @@ static int intel_idle_check_load(const struct hw_machine *m, const struct kparam
     }
     if (o->max_cstate == 0) {
         snprintf(msg, msgsize,
-                 "intel_idle: disabled (intel_idle.max_cstate=0); acpi_idle would take over: not modelled");
+                 "intel_idle: disabled (intel_idle.max_cstate=0); acpi_idle registers instead");
         return -EPERM;
     }
     if (strcmp(m->vendor, "intel") != 0) {
@@ -563,16 +700,23 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
     if (icpu) {
         info->acpi_cst_read = (icpu->use_acpi || o.use_acpi) && !o.no_acpi;
         if (info->acpi_cst_read)
-            intel_idle_cst_from_table(icpu, &cst);
+            intel_idle_table_cst(m, icpu, &cst);
         if (icpu->disable_promotion_to_c1e)
             info->c1e_promotion = C1E_PROMOTION_DISABLE;
+        intel_idle_table_source(m, icpu, info);
     } else {
+        const char *from = "none";
         if (!o.no_acpi)
-            intel_idle_firmware_cst(m, &cst);
-        if (cst.count == 0) {
+            from = intel_idle_firmware_cst(m, &cst);
+        snprintf(info->source, sizeof info->source,
+                 "firmware _CST (%s): %s has no intel_idle table on this kernel, so the "
+                 "ACPI fallback builds C<n>_ACPI states", from, m->cpu_model);
+        int not_ffh = intel_idle_cst_first_not_ffh(&cst, &o);
+        if (cst.count == 0 || not_ffh > 0) {
             snprintf(msg, msgsize,
                      "intel_idle: ACPI _CST not found or not usable (model %s has no table%s)",
-                     m->cpu_model, o.no_acpi ? ", intel_idle.no_acpi=1" : "");
+                     m->cpu_model, o.no_acpi ? ", intel_idle.no_acpi=1"
+                                  : not_ffh ? ", an entry is not FFH/MWAIT" : "");
             memset(info, 0, sizeof *info);
             return -ENODEV;
         }
@@ -594,3 +738,20 @@ int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
         intel_idle_init_cstates_acpi(&o, &cst, drv, info);
     return 0;
 }
+
+/* The registry's view of intel_idle (kernel/cpuidle/driver.h). */
+static int intel_idle_probe(const struct hw_machine *m, const struct kparams *kp,
+                            struct cpuidle_driver *drv, char *source, size_t sourcesize,
+                            char *why, size_t whysize)
+{
+    struct intel_idle_info info;
+    int err = intel_idle_init(m, kp, drv, &info, why, whysize);
+    if (err == 0)
+        snprintf(source, sourcesize, "%s", info.source);
+    return err;
+}
+
+const struct cpuidle_driver_ops intel_idle_driver_ops = {
+    .name = "intel_idle",
+    .probe = intel_idle_probe,
+};

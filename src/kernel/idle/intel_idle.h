@@ -13,7 +13,9 @@
 #include <stdint.h>
 
 #include "hw/machine.h"
+#include "kernel/acpi/cst.h"
 #include "kernel/cpuidle/cpuidle.h"
+#include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
 
 /* Driver-private state flags, kept in cpuidle_state.flags as the kernel keeps
@@ -22,6 +24,7 @@
 #define INTEL_IDLE_FLAG_ALWAYS_ENABLE (1u << 15) /* enabled even if _CST omits it */
 #define INTEL_IDLE_FLAG_IBRS          (1u << 16) /* may idle with IBRS off (kernel IBRS) */
 #define INTEL_IDLE_FLAG_INIT_XSTATE   (1u << 17) /* reset AMX state before MWAIT */
+#define INTEL_IDLE_FLAG_PARTIAL_HINT_MATCH (1u << 18) /* match _CST by major C-state */
 
 /* What the driver does with C1E promotion (bit 1 of MSR_IA32_POWER_CTL) on each
  * CPU it brings up. */
@@ -29,21 +32,6 @@ enum intel_idle_c1e_promotion {
     C1E_PROMOTION_PRESERVE, /* leave the firmware's setting */
     C1E_PROMOTION_ENABLE,   /* set: hardware turns C1 requests into C1E */
     C1E_PROMOTION_DISABLE,  /* clear: C1 and C1E stay distinct */
-};
-
-/* A firmware _CST entry (ACPI FFH, i.e. entered with MWAIT). */
-struct acpi_cst_entry {
-    int type;               /* ACPI C-state type: 1, 2 or 3 */
-    uint32_t mwait_hint;
-    int64_t latency_us;
-};
-
-#define ACPI_CST_MAX 8
-
-/* The _CST intel_idle reads (one CPU's, used for all), in _CST order. */
-struct acpi_cst {
-    int count;              /* 0: no usable _CST */
-    struct acpi_cst_entry states[ACPI_CST_MAX];
 };
 
 /* What intel_idle_init decided besides the state list. */
@@ -60,23 +48,32 @@ struct intel_idle_info {
     int max_cstate;
     int nremoved;
     char removed[CPUIDLE_STATE_MAX][CPUIDLE_NAME_LEN];
+    /* Where the state list's latencies and residencies come from, for
+     * `pmlab explain`: the kernel's table for the model (the machine file's
+     * [cstate] numbers are then only the hardware's exit times), or the
+     * firmware _CST (the file's [firmware] cst_* or pmlab's reference set). */
+    char source[CPUIDLE_SOURCE_LEN];
 };
 
 /* Build drv for machine m under the variant's knobs (intel_idle_init). Returns
  * 0 when the driver registers: drv holds POLL plus the usable states and info
  * is filled. Returns a negative errno when it does not load, with msg saying
  * why as the kernel would log it: any idle= option (-ENODEV), max_cstate=0
- * (-EPERM; the kernel then falls back to acpi_idle, which pmlab does not
- * model), a non-Intel CPU, or a model without a table and without a usable
- * _CST (-ENODEV). drv and info are zeroed on failure. */
+ * (-EPERM; acpi_idle then registers, kernel/acpi/processor_idle.c), a
+ * non-Intel CPU, or a model without a table and without a usable _CST
+ * (-ENODEV). drv and info are zeroed on failure. */
 int intel_idle_init(const struct hw_machine *m, const struct kparams *kp,
                     struct cpuidle_driver *drv, struct intel_idle_info *info, char *msg,
                     size_t msgsize);
 
-/* The firmware _CST of m for a model without a static table (see
- * intel_idle.c): the machine file's [firmware] cst_* keys when given, else
- * for ALDERLAKE* and RAPTORLAKE* the Intel reference C1/C6/C10 set, else none. */
-void intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst);
+/* The firmware _CST of m (see intel_idle.c): the machine file's [firmware]
+ * cst_* keys when given, else for ALDERLAKE* and RAPTORLAKE* the Intel
+ * reference C1/C6/C10 set, else none. Returns a short phrase naming which,
+ * for messages ("machine file [firmware] cst_*"). */
+const char *intel_idle_firmware_cst(const struct hw_machine *m, struct acpi_cst *cst);
+
+/* Whether intel_idle has a static table for cpu_model on kernel kv. */
+bool intel_idle_model_has_table(const char *cpu_model, const struct kversion *kv);
 
 /* Check m's vendor and, for Intel, that intel_idle can describe its idle
  * states: a model with a static table or a known firmware _CST, or any model

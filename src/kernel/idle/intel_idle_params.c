@@ -63,7 +63,7 @@ const struct kparam intel_idle_params[] = {
         .name = "intel_idle.no_acpi", .sources = KPARAM_SRC_CMDLINE,
         .type = KPARAM_BOOL, .scope = KPARAM_GLOBAL,
         .def = "0", .unit = "", .since = "5.6",
-        .desc = "never read ACPI _CST (models without a table then get no driver); read-only in /sys/module/intel_idle/parameters/no_acpi",
+        .desc = "never read ACPI _CST (intel_idle then does not load on a model without a table; acpi_idle does); read-only in /sys/module/intel_idle/parameters/no_acpi",
     },
     {
         .name = "intel_idle.use_acpi", .sources = KPARAM_SRC_CMDLINE,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hw/cpu.h"
+#include "kernel/cpuidle/driver.h"
 #include "kernel/idle/intel_idle.h"
 #include "kernel/time/tick_sched.h"
 #include "kernel/x86/bugs.h"
@@ -53,10 +54,12 @@ static sim_time_t idle_tick_period_ns(const struct world *w)
 
 /* Decide the idle mode the way the kernel does at boot: idle=poll, then
  * cpuidle.off or idle=halt/nomwait (no cpuidle driver: default_idle), then
- * intel_idle on the machine. Fills drv when a driver registers. */
+ * the first registered cpuidle driver that loads on the machine (intel_idle,
+ * then acpi_idle: kernel/cpuidle/driver.h). Fills drv when one registers, and
+ * source (may be NULL) with where its states come from. */
 static enum idle_mode idle_probe(const struct hw_machine *m, const struct kparams *kp,
-                                 struct cpuidle_driver *drv, struct intel_idle_info *info,
-                                 char *why, size_t whysize)
+                                 struct cpuidle_driver *drv, char *why, size_t whysize,
+                                 char *source, size_t sourcesize)
 {
     int64_t idle_opt = kparams_get(kp, "idle", 0, -1); /* "", poll, halt, nomwait */
     if (idle_opt == 1) {
@@ -67,11 +70,13 @@ static enum idle_mode idle_probe(const struct hw_machine *m, const struct kparam
         str_copy(why, whysize, "cpuidle.off=1: default_idle (HLT)");
         return IDLE_MODE_HALT;
     }
-    if (intel_idle_init(m, kp, drv, info, why, whysize) != 0)
+    struct cpuidle_probe_result r;
+    if (cpuidle_driver_probe(m, kp, drv, &r) != 0) {
+        str_copy(why, whysize, r.why_not);
         return IDLE_MODE_HALT;
-    for (int i = 0; i < drv->state_count; i++)
-        if (info->off_by_default[i])
-            drv->states[i].flags |= CPUIDLE_FLAG_OFF;
+    }
+    if (source)
+        str_copy(source, sourcesize, r.source);
     return IDLE_MODE_CPUIDLE;
 }
 
@@ -79,10 +84,9 @@ int idle_validate(const struct hw_machine *m, const struct kparams *kp, const ch
                   struct diag *d)
 {
     struct cpuidle_driver drv;
-    char why[128] = "";
+    char why[CPUIDLE_WHY_LEN] = "";
     memset(&drv, 0, sizeof drv);
-    struct intel_idle_info info;
-    enum idle_mode mode = idle_probe(m, kp, &drv, &info, why, sizeof why);
+    enum idle_mode mode = idle_probe(m, kp, &drv, why, sizeof why, NULL, 0);
     const struct kparam *gp = kparam_find("cpuidle.governor");
     for (int i = 0; i < kp->nset; i++) {
         const struct ksetting *s = &kp->set[i];
@@ -133,6 +137,14 @@ static int idle_hw_state_of(const struct world *w, int cpu, int i)
     const struct idle_sys *is = &w->idle;
     if (i == 0 || is->drv.states[i].enter == CPUIDLE_ENTER_HLT)
         return 0;
+    if (is->drv.states[i].enter == CPUIDLE_ENTER_IO) {
+        /* acpi_idle's port read: the state whose io_port it names. */
+        const struct hw_core_type *t = &w->machine->types[w->machine->cpus[cpu].type];
+        for (int k = 0; k < t->ncstates; k++)
+            if (t->cstates[k].io_port == is->drv.states[i].io_port)
+                return k;
+        return is->hw_cstate[cpu * CPUIDLE_STATE_MAX + i - 1];
+    }
     uint32_t hint = is->drv.states[i].mwait_hint;
     int hw = hw_cstate_by_hint(&w->hw, cpu, hint);
     if (hw >= 0)
@@ -186,9 +198,8 @@ void idle_init(struct world *w)
     is->wake_irq_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_irq_ns");
     is->wake_switch_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_switch_ns");
     is->cpu = xcalloc((size_t)n, sizeof *is->cpu);
-    struct intel_idle_info info;
-    is->mode = idle_probe(w->machine, w->kp, &is->drv, &info, is->why_no_driver,
-                          sizeof is->why_no_driver);
+    is->mode = idle_probe(w->machine, w->kp, &is->drv, is->why_no_driver,
+                          sizeof is->why_no_driver, NULL, 0);
     for (int cpu = 0; cpu < n; cpu++) {
         sim_event_init(&is->cpu[cpu].tick_ev, idle_tick_fired);
         sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);
@@ -226,20 +237,66 @@ static bool idle_state_disabled_on(const struct kparams *kp, const struct cpuidl
     return (drv->states[state].flags & CPUIDLE_FLAG_OFF) != 0;
 }
 
+/* The hardware state of core type t a driver state enters: the machine
+ * file's state with its MWAIT hint, else the deepest with the same major
+ * C-state (sub-state hints such as 0x21), else none; HLT and I/O-port
+ * entries (no hint) and POLL enter the shallowest. The same rule as
+ * idle_hw_state_of, for the boot CPU only. */
+static const struct hw_cstate *idle_explain_hw_state(const struct hw_core_type *t,
+                                                     const struct cpuidle_state *s, int i)
+{
+    if (i == 0)
+        return NULL;
+    if (s->enter == CPUIDLE_ENTER_HLT)
+        return &t->cstates[0];
+    if (s->enter == CPUIDLE_ENTER_IO) {
+        for (int k = 0; k < t->ncstates; k++)
+            if (t->cstates[k].io_port == s->io_port)
+                return &t->cstates[k];
+        return NULL;
+    }
+    for (int k = 0; k < t->ncstates; k++)
+        if (t->cstates[k].mwait_hint == s->mwait_hint)
+            return &t->cstates[k];
+    for (int k = t->ncstates - 1; k >= 0; k--)
+        if (t->cstates[k].mwait_hint >> 4 == s->mwait_hint >> 4)
+            return &t->cstates[k];
+    return NULL;
+}
+
+/* The states intel_idle.max_cstate left out of intel_idle's list, for
+ * explain: asked of intel_idle itself (a pure function of machine and
+ * knobs); none when intel_idle did not load and acpi_idle registered. */
+static void idle_explain_removed(const struct hw_machine *m, const struct kparams *kp,
+                                 struct idle_explain *e)
+{
+    struct cpuidle_driver scratch;
+    struct intel_idle_info info;
+    char why[CPUIDLE_WHY_LEN];
+    memset(&scratch, 0, sizeof scratch);
+    if (intel_idle_init(m, kp, &scratch, &info, why, sizeof why) != 0)
+        return;   /* intel_idle registers first whenever it loads */
+    e->max_cstate = info.max_cstate;
+    e->nremoved = info.nremoved;
+    memcpy(e->removed, info.removed, sizeof e->removed);
+}
+
 void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct idle_explain *e)
 {
     memset(e, 0, sizeof *e);
     e->spectre_v2 = spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
     e->hz = idle_hz(kp);
     e->nohz = idle_nohz(kp);
-    struct intel_idle_info info;
-    e->mode = idle_probe(m, kp, &e->drv, &info, e->why_no_driver, sizeof e->why_no_driver);
+    e->mode = idle_probe(m, kp, &e->drv, e->why_no_driver, sizeof e->why_no_driver,
+                         e->driver_source, sizeof e->driver_source);
     e->ncpus = m->ncpus;
     if (e->mode == IDLE_MODE_CPUIDLE) {
-        e->max_cstate = info.max_cstate;
-        e->nremoved = info.nremoved;
-        memcpy(e->removed, info.removed, sizeof e->removed);
+        idle_explain_removed(m, kp, e);
         e->governor = idle_pick_governor(kp)->name;
+        const struct hw_core_type *t = &m->types[m->cpus[0].type];
+        e->hw_type = t->name;
+        for (int i = 0; i < e->drv.state_count; i++)
+            e->hw_state[i] = idle_explain_hw_state(t, &e->drv.states[i], i);
         e->state_disabled = xcalloc((size_t)e->drv.state_count * (size_t)m->ncpus,
                                     sizeof *e->state_disabled);
         for (int i = 0; i < e->drv.state_count; i++)
@@ -265,7 +322,7 @@ void idle_explain_free(struct idle_explain *e)
 static bool idle_irqs_off(enum cpuidle_enter_method m)
 {
     return m == CPUIDLE_ENTER_MWAIT || m == CPUIDLE_ENTER_MWAIT_IBRS ||
-           m == CPUIDLE_ENTER_MWAIT_XSTATE;
+           m == CPUIDLE_ENTER_MWAIT_XSTATE || m == CPUIDLE_ENTER_IO;
 }
 
 /* Fold the current period's time since acct_since_ns into its state's total. */

@@ -28,6 +28,7 @@
 
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
+#include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
 #include "sim/eventq.h"
 #include "sim/metrics.h"
@@ -70,7 +71,7 @@ struct idle_cpu {
 
 struct idle_sys {
     enum idle_mode mode;
-    char why_no_driver[128];            /* the kernel's reason, when mode != CPUIDLE */
+    char why_no_driver[CPUIDLE_WHY_LEN];            /* the kernel's reason, when mode != CPUIDLE */
     struct cpuidle_driver drv;
     const struct cpuidle_governor *gov;
     struct cpuidle_device *dev;         /* [ncpus] */
@@ -100,8 +101,12 @@ struct idle_explain {
     int hz;                             /* CONFIG_HZ */
     bool nohz;                          /* the idle tick may stop (NO_HZ_IDLE) */
     enum idle_mode mode;
-    char why_no_driver[128];            /* the kernel's reason, when mode != CPUIDLE */
+    char why_no_driver[CPUIDLE_WHY_LEN];            /* the kernel's reason, when mode != CPUIDLE */
     struct cpuidle_driver drv;          /* when mode == CPUIDLE; else no states */
+    char driver_source[CPUIDLE_SOURCE_LEN]; /* where drv's numbers come from */
+    const char *hw_type;                /* core type of cpu0, whose hardware states follow */
+    const struct hw_cstate *hw_state[CPUIDLE_STATE_MAX]; /* the machine file's state each
+                                         * driver state enters on cpu0, NULL for POLL */
     const char *governor;               /* when mode == CPUIDLE */
     int ncpus;
     bool *state_disabled;               /* [drv.state_count * ncpus]: state s is

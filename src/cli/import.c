@@ -1,0 +1,769 @@
+/* import: `pmlab import`: a machine file and a scenario skeleton from a
+ * host (import.h says what is read). What a host does not show (power, the
+ * model's calibration, the hardware's own C-state exits) is taken from the
+ * nearest shipped machine and marked "estimated, from MACHINE"; measured
+ * figures (turbostat averages, timer interrupt rates) go into comments so a
+ * run can be held against them. */
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/import.h"
+#include "hw/machine.h"
+#include "kernel/cpuidle/cpuidle.h"
+#include "kernel/cpuidle/driver.h"
+#include "kernel/params.h"
+#include "util/cpulist.h"
+#include "util/xalloc.h"
+
+/* Write text as "; " comment lines of at most 100 characters, broken at
+ * spaces (the machine file's lines may not exceed 198); a longer word is cut. */
+static void import_comment(FILE *f, const char *text)
+{
+    char *copy = xstrdup(text);
+    size_t col = 0;
+    for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        size_t n = strlen(w);
+        if (n > 150)
+            n = 150;
+        if (col > 0 && col + 1 + n > 100) {
+            fprintf(f, "\n");
+            col = 0;
+        }
+        col += (size_t)fprintf(f, "%s%.*s", col ? " " : "; ", (int)n, w);
+    }
+    if (col)
+        fprintf(f, "\n");
+    free(copy);
+}
+
+static void import_usage(void)
+{
+    printf("usage: pmlab import [--root DIR | SNAPSHOT_DIR] [-o MACHINE.ini] [--scenario OUT.ini]\n"
+           "                    [--name NAME]\n"
+           "\n"
+           "Write a machine file (to -o, default standard output) describing a host, and\n"
+           "with --scenario a scenario skeleton whose variant 'host' reproduces its kernel,\n"
+           "command line, cpuidle governor and sysfs settings. The host is the live system\n"
+           "(/sys and /proc) by default, a copied tree with --root DIR, or a stats-collect /\n"
+           "pepc snapshot directory (sys-*.raw.txt dumps, pepc_topology, proc_cpuinfo,\n"
+           "uname-a, turbostat, interrupts). Topology, vendor/family/model, frequencies\n"
+           "and idle states come from the host; power figures and hardware C-state physics\n"
+           "come from the nearest shipped machine (same vendor and family) and are marked\n"
+           "'estimated, from MACHINE'; turbostat averages and timer interrupt rates are\n"
+           "written as '; measured' comments. Missing files are listed as warnings (exit\n"
+           "0) while a machine can still be built; without a CPU list or /proc/cpuinfo\n"
+           "the exit status is 2. The scenario finds the machine by name: keep the machine\n"
+           "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n");
+}
+
+/* Intel family 6 model numbers and their kernel names (arch/x86/include/
+ * asm/intel-family.h): the models pmlab has idle or frequency data for. */
+static const struct { int model; const char *name; } intel_models[] = {
+    { 0x4E, "SKYLAKE_L" }, { 0x5E, "SKYLAKE" }, { 0x55, "SKYLAKE_X" },
+    { 0x8E, "KABYLAKE_L" }, { 0x9E, "KABYLAKE" }, { 0x6A, "ICELAKE_X" },
+    { 0x6C, "ICELAKE_D" }, { 0x8F, "SAPPHIRERAPIDS_X" }, { 0xCF, "EMERALDRAPIDS_X" },
+    { 0x97, "ALDERLAKE" }, { 0x9A, "ALDERLAKE_L" }, { 0xBE, "ATOM_GRACEMONT" },
+    { 0xB7, "RAPTORLAKE" }, { 0xBA, "RAPTORLAKE_P" }, { 0xBF, "RAPTORLAKE_S" },
+    { 0x3C, "HASWELL" }, { 0x45, "HASWELL_L" }, { 0x46, "HASWELL_G" }, { 0x3F, "HASWELL_X" },
+    { 0x3D, "BROADWELL" }, { 0x47, "BROADWELL_G" }, { 0x4F, "BROADWELL_X" },
+    { 0x56, "BROADWELL_D" }, { 0x5C, "ATOM_GOLDMONT" }, { 0x7A, "ATOM_GOLDMONT_PLUS" },
+    { 0x5F, "ATOM_GOLDMONT_D" }, { 0x86, "ATOM_TREMONT_D" }, { 0x57, "XEON_PHI_KNL" },
+    { 0x85, "XEON_PHI_KNM" }, { 0xAF, "ATOM_CRESTMONT_X" }, { 0xAD, "GRANITERAPIDS_X" },
+    { 0x7E, "ICELAKE_L" }, { 0x8C, "TIGERLAKE_L" }, { 0x8D, "TIGERLAKE" },
+    { 0xAA, "METEORLAKE_L" },
+};
+
+static void import_cpu_model(const struct imp_host *h, char *out, size_t outsz)
+{
+    if (strcmp(h->vendor, "intel") == 0 && h->family == 6)
+        for (size_t i = 0; i < sizeof intel_models / sizeof intel_models[0]; i++)
+            if (intel_models[i].model == h->model) {
+                snprintf(out, outsz, "%s", intel_models[i].name);
+                return;
+            }
+    snprintf(out, outsz, "FAM%X_MODEL%X", (unsigned)h->family, (unsigned)h->model);
+}
+
+/* The shipped machine closest to the host: same vendor, same family of
+ * parts (client hybrids, server). */
+static const char *import_nearest(const struct imp_host *h, const char *cpu_model, bool hybrid)
+{
+    if (strcmp(h->vendor, "intel") != 0)
+        return "epyc-genoa-2s";
+    if (strncmp(cpu_model, "RAPTORLAKE", 10) == 0)
+        return "rpl-h";
+    if (strncmp(cpu_model, "ALDERLAKE", 9) == 0 || hybrid)
+        return "adl-desktop";
+    return "skx-2s";
+}
+
+/* Topology as the machine file gives it. */
+struct import_topo {
+    int packages;
+    int ntypes;
+    char types[2];              /* 'P','E' or 'U' */
+    int cores[2];               /* per package */
+    int threads[2];
+    int first_cpu[2];           /* a CPU of each type */
+    bool adjacent;
+    bool modules;               /* some module holds more than one core */
+};
+
+static int import_threads_of(const struct imp_host *h, int cpu)
+{
+    int n = 0;
+    for (int k = 0; k < h->ncpus; k++)
+        n += h->cpu[k].package == h->cpu[cpu].package && h->cpu[k].core == h->cpu[cpu].core;
+    return n;
+}
+
+static void import_topology(const struct imp_host *h, struct import_topo *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int cpu = 0; cpu < h->ncpus; cpu++) {
+        const struct imp_cpu *c = &h->cpu[cpu];
+        if (c->package + 1 > t->packages)
+            t->packages = c->package + 1;
+        int ti = 0;
+        while (ti < t->ntypes && t->types[ti] != c->type)
+            ti++;
+        if (ti == t->ntypes && t->ntypes < 2) {
+            t->types[t->ntypes] = c->type;
+            t->first_cpu[t->ntypes] = cpu;
+            t->threads[t->ntypes] = import_threads_of(h, cpu);
+            t->ntypes++;
+        }
+    }
+    for (int ti = 0; ti < t->ntypes; ti++) {
+        int threads = 0;
+        for (int cpu = 0; cpu < h->ncpus; cpu++)
+            threads += h->cpu[cpu].type == t->types[ti];
+        t->cores[ti] = threads / t->threads[ti] / t->packages;
+    }
+    t->adjacent = h->ncpus < 2 || (h->cpu[1].core == h->cpu[0].core &&
+                                   h->cpu[1].package == h->cpu[0].package) ||
+                  t->threads[0] == 1;
+    for (int a = 0; a < h->ncpus && !t->modules; a++)
+        for (int b = a + 1; b < h->ncpus && !t->modules; b++)
+            t->modules = h->cpu[a].module >= 0 && h->cpu[a].module == h->cpu[b].module &&
+                         h->cpu[a].package == h->cpu[b].package && h->cpu[a].core != h->cpu[b].core;
+}
+
+/* The nearest machine's core type standing in for host type c. */
+static const struct hw_core_type *import_type_of(const struct hw_machine *near, char c)
+{
+    const char want[2] = { c == 'U' ? 'P' : c, '\0' };
+    for (int i = 0; i < near->ntypes; i++)
+        if (strcmp(near->types[i].name, want) == 0)
+            return &near->types[i];
+    return c == 'E' ? &near->types[near->ntypes - 1] : &near->types[0];
+}
+
+/* A cpufreq value of cpu in MHz, or fallback_mhz (then *estimated). */
+static unsigned import_freq_mhz(const struct imp_host *h, int cpu, const char *file,
+                                unsigned fallback_mhz, bool *estimated)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpufreq/policy%d/%s", cpu, file);
+    long long khz = imp_sysfs_ll(h, path, -1);
+    if (khz <= 0) {
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/%s", cpu, file);
+        khz = imp_sysfs_ll(h, path, -1);
+    }
+    if (khz <= 0) {
+        *estimated = true;
+        return fallback_mhz;
+    }
+    return (unsigned)(khz / 1000);
+}
+
+static void import_l2_groups(FILE *f, const struct imp_host *h)
+{
+    fprintf(f, "; pepc Module / sysfs cluster_id: the CPUs sharing each L2\nl2_groups =");
+    bool *done = xcalloc((size_t)h->ncpus, sizeof *done);
+    for (int a = 0; a < h->ncpus; a++) {
+        if (done[a])
+            continue;
+        bool *mask = xcalloc((size_t)h->ncpus, sizeof *mask);
+        for (int b = a; b < h->ncpus; b++)
+            if (h->cpu[b].package == h->cpu[a].package && h->cpu[b].module == h->cpu[a].module)
+                mask[b] = done[b] = true;
+        char *list = cpulist_format(mask, h->ncpus);
+        fprintf(f, " %s", list);
+        free(list);
+        free(mask);
+    }
+    fprintf(f, "\n");
+    free(done);
+}
+
+static void import_core_type(FILE *f, const struct imp_host *h, const struct import_topo *t,
+                             int ti, const struct hw_machine *near)
+{
+    const struct hw_core_type *nt = import_type_of(near, t->types[ti]);
+    int cpu = t->first_cpu[ti];
+    bool est_min = false, est_base = false, est_max = false;
+    unsigned min = import_freq_mhz(h, cpu, "cpuinfo_min_freq", nt->min_mhz, &est_min);
+    unsigned max = import_freq_mhz(h, cpu, "cpuinfo_max_freq", nt->max_mhz, &est_max);
+    unsigned base = import_freq_mhz(h, cpu, "base_frequency", nt->base_mhz, &est_base);
+    if (base > max || base < min) {     /* the nearest machine's base outside the host's range */
+        base = base > max ? max : min;
+        est_base = true;
+    }
+    const char *src = "cpufreq sysfs";
+    char est[64];
+    snprintf(est, sizeof est, "estimated, from %s", near->name);
+    fprintf(f, "\n[core_type %s]\n", t->types[ti] == 'U' ? "U" : t->types[ti] == 'P' ? "P" : "E");
+    fprintf(f, "cores_per_package = %d        ; topology\n", t->cores[ti]);
+    fprintf(f, "threads_per_core = %d         ; topology\n", t->threads[ti]);
+    fprintf(f, "ipc_factor = %g               ; estimated, from %s\n", nt->ipc_factor, near->name);
+    fprintf(f, "min_mhz = %u                  ; %s\n", min, est_min ? est : src);
+    fprintf(f, "base_mhz = %u                 ; %s\n", base, est_base ? est : src);
+    fprintf(f, "max_mhz = %u                  ; %s\n", max, est_max ? est : src);
+    fprintf(f, "active_power_mw_base = %g     ; estimated, from %s\n", nt->active_power_mw_base,
+            near->name);
+    fprintf(f, "active_power_mw_max = %g      ; estimated, from %s\n",
+            nt->active_power_mw_max < nt->active_power_mw_base ? nt->active_power_mw_base
+                                                               : nt->active_power_mw_max,
+            near->name);
+    for (int i = 0; i < nt->ncstates; i++) {
+        const struct hw_cstate *c = &nt->cstates[i];
+        fprintf(f, "\n; estimated, from %s [cstate %s %s]\n", near->name, nt->name, c->name);
+        fprintf(f, "[cstate %s %s]\n", t->types[ti] == 'U' ? "U" : t->types[ti] == 'P' ? "P" : "E",
+                c->name);
+        fprintf(f, "mwait_hint = 0x%02x\n", (unsigned)c->mwait_hint);
+        if (c->io_port)
+            fprintf(f, "io_port = 0x%x\n", (unsigned)c->io_port);
+        fprintf(f, "exit_latency_us = %g\n", (double)c->exit_latency_ns / 1000.0);
+        fprintf(f, "core_power_mw = %g\n", c->core_power_mw);
+        fprintf(f, "flushes_caches = %s\n", c->flushes_caches ? "yes" : "no");
+        fprintf(f, "refill_us = %g\n", (double)c->refill_ns / 1000.0);
+    }
+}
+
+/* cpu0's cpuidle state s file (name, desc, latency, ...): its value, or
+ * NULL when absent (caller frees). */
+static char *import_state_file(const struct imp_host *h, int s, const char *file)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
+    return imp_sysfs(h, path);
+}
+
+static long long import_state_ll(const struct imp_host *h, int s, const char *file, long long def)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
+    return imp_sysfs_ll(h, path, def);
+}
+
+/* The host's cpuidle states of cpu0 as "[firmware]" _CST entries: the
+ * method and address from the desc ("ACPI FFH MWAIT 0x21", "ACPI IOPORT
+ * 0x414", "ACPI HLT", or intel_idle's "MWAIT 0x20"), the latency as sysfs
+ * shows it. Returns the count. */
+static int import_cst(const struct imp_host *h, char *methods, char *hints, char *lats, size_t sz)
+{
+    int n = 0;
+    size_t lm = 0, lh = 0, ll = 0;
+    for (int s = 1; s < 10 && n < HW_MAX_CST; s++) {
+        char *desc = import_state_file(h, s, "desc");
+        if (!desc)
+            break;
+        long long lat = import_state_ll(h, s, "latency", 0);
+        const char *m = "ffh";
+        unsigned addr = 0;
+        char *p;
+        if ((p = strstr(desc, "IOPORT 0x")))
+            m = "io", addr = (unsigned)strtoul(p + 7, NULL, 16);
+        else if ((p = strstr(desc, "MWAIT 0x")))
+            addr = (unsigned)strtoul(p + 6, NULL, 16);
+        else if (strstr(desc, "HLT"))
+            m = "halt";
+        free(desc);
+        lm += (size_t)snprintf(methods + lm, sz - lm, " %s", m);
+        lh += (size_t)snprintf(hints + lh, sz - lh, " 0x%x", addr);
+        ll += (size_t)snprintf(lats + ll, sz - ll, " %lld", lat);
+        n++;
+    }
+    return n;
+}
+
+static void import_firmware(FILE *f, const struct imp_host *h, const struct hw_machine *near,
+                            bool model_known)
+{
+    char methods[128] = "", hints[128] = "", lats[128] = "";
+    char *drv = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_driver");
+    bool acpi = drv && strcmp(drv, "acpi_idle") == 0;
+    char *name1 = import_state_file(h, 1, "name");
+    acpi |= name1 && strstr(name1, "_ACPI");
+    free(name1);
+    fprintf(f, "\n[firmware]\nosc_cppc_v2 = %s   ; estimated, from %s\n",
+            near->fw.osc_cppc_v2 ? "yes" : "no", near->name);
+    if (near->fw.pm_profile[0])
+        fprintf(f, "pm_profile = %s   ; estimated, from %s\n", near->fw.pm_profile, near->name);
+    if ((acpi || !model_known) && import_cst(h, methods, hints, lats, sizeof methods) > 0) {
+        fprintf(f, "; the host's cpuidle states (driver %s) as its _CST%s\n", drv ? drv : "?",
+                acpi ? "" : " (pmlab has no intel_idle table for this model: its ACPI fallback "
+                            "builds C<n>_ACPI states from these)");
+        fprintf(f, "cst_methods =%s\ncst_mwait_hints =%s\ncst_latency_us =%s\n", methods, hints,
+                lats);
+    }
+    free(drv);
+}
+
+/* turbostat's summary rows (CPU column "-"): the mean of each column named
+ * *%*, *MHz or *Watt over the intervals, as one comment line each. */
+static void import_turbostat(FILE *f, const struct imp_host *h)
+{
+    char *text = imp_file(h, NULL, "turbostat.raw.txt");
+    if (!text)
+        return;
+    char *cols[96];
+    int ncols = 0, cpu_col = -1, rows = 0;
+    double sum[96] = { 0 };
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *w[96];
+        int nw = 0;
+        for (char *s2 = NULL, *t = strtok_r(line, "\t", &s2); t && nw < 96; t = strtok_r(NULL, "\t", &s2))
+            w[nw++] = t;
+        bool header = false;
+        for (int i = 0; i < nw; i++)
+            header |= strcmp(w[i], "Busy%") == 0;
+        if (header && ncols == 0) {
+            for (int i = 0; i < nw; i++) {
+                cols[i] = w[i];
+                if (strcmp(w[i], "CPU") == 0)
+                    cpu_col = i;
+            }
+            ncols = nw;
+            continue;
+        }
+        if (ncols == 0 || cpu_col < 0 || nw != ncols || strcmp(w[cpu_col], "-") != 0)
+            continue;
+        for (int i = 0; i < nw; i++)
+            sum[i] += atof(w[i]);
+        rows++;
+    }
+    if (rows > 0) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        fprintf(m, "measured: turbostat.raw.txt, mean of %d summary intervals:", rows);
+        for (int i = 0; i < ncols; i++)
+            if (strchr(cols[i], '%') || strstr(cols[i], "Watt") || strstr(cols[i], "MHz"))
+                fprintf(m, " %s %.2f", cols[i], sum[i] / rows);
+        fclose(m);
+        import_comment(f, buf);
+        free(buf);
+    }
+    free(text);
+}
+
+/* /proc/interrupts snapshots: the local timer (LOC) rate per CPU between the
+ * first and the last. */
+static void import_interrupts(FILE *f, const struct imp_host *h)
+{
+    char *text = imp_file(h, NULL, "interrupts.raw.txt");
+    if (!text)
+        return;
+    double t0 = -1, t1 = -1;
+    double *first = xcalloc((size_t)h->ncpus, sizeof *first);
+    double *last = xcalloc((size_t)h->ncpus, sizeof *last);
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        double ts;
+        if (sscanf(line, "Timestamp: %lf", &ts) == 1) {
+            t0 = t0 < 0 ? ts : t0;
+            t1 = ts;
+            continue;
+        }
+        char *p = strstr(line, "LOC:");
+        if (!p)
+            continue;
+        p += 4;
+        for (int cpu = 0; cpu < h->ncpus; cpu++) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p)
+                break;
+            if (t1 == t0)
+                first[cpu] = v;
+            last[cpu] = v;
+            p = end;
+        }
+    }
+    if (t1 > t0) {
+        double total = 0;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        fprintf(m, "measured: interrupts.raw.txt, local timer (LOC) interrupts/s per CPU over %.0f s:",
+                t1 - t0);
+        for (int cpu = 0; cpu < h->ncpus; cpu++) {
+            double r = (last[cpu] - first[cpu]) / (t1 - t0);
+            total += r;
+            fprintf(m, " %.1f", r);
+        }
+        fprintf(m, "; mean %.2f /s per CPU", total / h->ncpus);
+        fclose(m);
+        import_comment(f, buf);
+        free(buf);
+    }
+    free(first);
+    free(last);
+    free(text);
+}
+
+/* The host's idle states of cpu0 as comments: pmlab builds its own list. */
+static void import_host_states(FILE *f, const struct imp_host *h)
+{
+    char *drv = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_driver");
+    char *gov = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_governor");
+    fprintf(f, "; host cpuidle: driver %s, governor %s; states of cpu0 (name desc latency/residency us):\n",
+            drv ? drv : "?", gov ? gov : "?");
+    for (int s = 0; s < 10; s++) {
+        char *name = import_state_file(h, s, "name");
+        if (!name)
+            break;
+        char *desc = import_state_file(h, s, "desc");
+        long long lat = import_state_ll(h, s, "latency", -1);
+        long long res = import_state_ll(h, s, "residency", -1);
+        fprintf(f, ";   state%d %s \"%s\" %lld/%lld\n", s, name, desc ? desc : "", lat, res);
+        free(name);
+        free(desc);
+    }
+    free(drv);
+    free(gov);
+}
+
+struct import_opts {
+    const char *root, *snap, *out, *scenario, *name;
+};
+
+static void import_machine(FILE *f, const struct import_opts *o, const struct imp_host *h,
+                           const struct hw_machine *near, const char *cpu_model, bool model_known)
+{
+    struct import_topo t;
+    import_topology(h, &t);
+    const char *src = o->snap ? o->snap : o->root ? o->root : "/";
+    fprintf(f, "; %s: imported by `pmlab import` from %s (%s).\n", o->name, src, h->model_name);
+    fprintf(f, "; Topology, CPU identity and frequencies are the host's; every number marked\n"
+               "; 'estimated, from %s' is that shipped machine's (power, C-state physics).\n",
+            near->name);
+    char *line = xasprintf("host kernel %s; command line: %s", h->kernel[0] ? h->kernel : "?",
+                           h->cmdline ? h->cmdline : "?");
+    import_comment(f, line);
+    free(line);
+    import_host_states(f, h);
+    import_turbostat(f, h);
+    import_interrupts(f, h);
+    fprintf(f, "\n[machine]\nname = %s\n", o->name);
+    fprintf(f, "description = imported: %.120s\n", h->model_name[0] ? h->model_name : src);
+    fprintf(f, "vendor = %s\n", h->vendor);
+    fprintf(f, "cpu_model = %s   ; /proc/cpuinfo family %d model %d%s\n", cpu_model, h->family,
+            h->model, model_known ? "" : " (no kernel name known to pmlab)");
+    fprintf(f, "cpu_family = 0x%x\n", (unsigned)h->family);
+    fprintf(f, "packages = %d\n", t.packages);
+    fprintf(f, "threads_per_core = %d\n", t.threads[0] > t.threads[1] ? t.threads[0] : t.threads[1]);
+    fprintf(f, "cpu_numbering = %s   ; cpu0 and cpu1 %s\n", t.adjacent ? "adjacent" : "split",
+            t.adjacent ? "share a core (or no SMT)" : "are on different cores");
+    fprintf(f, "pkg_active_power_mw = %g   ; estimated, from %s\n", near->pkg_active_power_mw,
+            near->name);
+    if (t.modules)
+        import_l2_groups(f, h);
+    for (int ti = 0; ti < t.ntypes; ti++)
+        import_core_type(f, h, &t, ti, near);
+    for (int i = 0; i < near->npkgstates; i++) {
+        const struct hw_pkgstate *p = &near->pkgstates[i];
+        fprintf(f, "\n; estimated, from %s\n[pkgstate %s]\ncore_cstate = %s\n", near->name,
+                p->name, p->core_cstate);
+        fprintf(f, "exit_latency_us = %g\npkg_power_mw = %g\n", (double)p->exit_latency_ns / 1000.0,
+                p->pkg_power_mw);
+    }
+    import_firmware(f, h, near, model_known);
+}
+
+/* "6.11.4-301.fc41.x86_64" -> "6.11". */
+static void import_kernel_version(const char *release, char *out, size_t outsz)
+{
+    int a = 0, b = 0;
+    if (sscanf(release, "%d.%d", &a, &b) == 2)
+        snprintf(out, outsz, "%d.%d", a, b);
+    else
+        snprintf(out, outsz, "6.12");
+}
+
+/* The cmdline words worth keeping: drop the boot loader's and the root
+ * file system's (pmlab would only warn about them). */
+static bool import_keep_word(const char *w)
+{
+    static const char *const drop[] = { "BOOT_IMAGE=", "initrd=", "root=", "ro", "rw",
+                                        "console=", "quiet", "splash" };
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
+        size_t n = strlen(drop[i]);
+        if (drop[i][n - 1] == '=' ? strncmp(w, drop[i], n) == 0 : strcmp(w, drop[i]) == 0)
+            return false;
+    }
+    return true;
+}
+
+/* The host's command line, less the words pmlab would only warn about and
+ * those whose value it rejects (written as a comment and a warning). */
+static void import_cmdline(FILE *f, const struct imp_host *h)
+{
+    char *kept = xstrdup(""), *dropped = xstrdup("");
+    if (h->cmdline) {
+        struct kparams kp;
+        kparams_init(&kp);
+        char *cl = xstrdup(h->cmdline);
+        for (char *save = NULL, *w = strtok_r(cl, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            if (!import_keep_word(w))
+                continue;
+            char *eq = strchr(w, '=');
+            char *name = eq ? xasprintf("%.*s", (int)(eq - w), w) : xstrdup(w);
+            struct diag d = { 0 };
+            bool ok = kparams_set_cmdline(&kp, name, eq ? eq + 1 : NULL, "import", 1, &d) == 0;
+            char **list = ok ? &kept : &dropped;
+            char *next = xasprintf("%s %s", *list, w);
+            free(*list);
+            *list = next;
+            free(name);
+        }
+        free(cl);
+        kparams_destroy(&kp);
+    }
+    if (dropped[0]) {
+        fprintf(f, "; left out of cmdline, pmlab rejects their values:%s\n", dropped);
+        fprintf(stderr, "pmlab import: warning: cmdline words left out (pmlab rejects their "
+                        "values):%s\n", dropped);
+    }
+    fprintf(f, "cmdline =%s", kept);
+    free(kept);
+    free(dropped);
+}
+
+static void import_scenario(FILE *f, const struct import_opts *o, const struct imp_host *h)
+{
+    char kv[16];
+    import_kernel_version(h->kernel, kv, sizeof kv);
+    fprintf(f, "; %s: scenario skeleton written by `pmlab import`; variant 'host' is the host's\n"
+               "; kernel %s, command line, cpuidle governor and cpufreq settings. The workload\n"
+               "; is a placeholder: replace it with what the host runs.\n", o->name,
+            h->kernel[0] ? h->kernel : "?");
+    fprintf(f, "\n[scenario]\nname = %s\ndescription = imported host %s\nmachine = %s\n"
+               "seed = 1\nreplications = 3\n", o->name, o->name, o->name);
+    fprintf(f, "\n[workload]\ntype = rr\nload = 0.1\nservice_us = 50\nwarmup_ms = 50\n"
+               "duration_ms = 300\n\n[quick]\nreplications = 2\nwarmup_ms = 10\nduration_ms = 50\n");
+    fprintf(f, "\n[variant host]\nkernel = %s\n", kv);
+    import_cmdline(f, h);
+    char *gov = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_governor");
+    if (gov && strcmp(gov, "menu") != 0 && cpuidle_find_governor(gov))
+        fprintf(f, " cpuidle.governor=%s", gov);
+    else if (gov && strcmp(gov, "menu") != 0)
+        fprintf(stderr, "pmlab import: warning: cpuidle governor %s is not modelled on a host; "
+                        "the scenario keeps the default\n", gov);
+    free(gov);
+    fprintf(f, "\n");
+    char *sg = imp_sysfs(h, "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+    if (sg)
+        fprintf(f, "sysfs = /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor=%s\n", sg);
+    free(sg);
+    char *epp = imp_sysfs(h, "/sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference");
+    if (epp && strcmp(epp, "balance_performance") != 0)
+        fprintf(f, "sysfs = /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference=%s\n", epp);
+    free(epp);
+}
+
+/* Load the machine just written and compare the cpuidle states pmlab builds
+ * for it (on the host's kernel version) with the host's own list: a host
+ * running a patched kernel, or a model pmlab reads differently, shows up
+ * here. Returns -1 when the written file does not load (a bug). */
+static int import_check_states(const char *path, const struct imp_host *h)
+{
+    struct diag d = { 0 };
+    struct hw_machine *m = hw_machine_load(path, &d);
+    if (!m) {
+        fprintf(stderr, "pmlab import: the machine file written does not load: %s\n", d.msg);
+        return -1;
+    }
+    struct kparams kp;
+    kparams_init(&kp);
+    char kv[16];
+    import_kernel_version(h->kernel, kv, sizeof kv);
+    if (kversion_parse(kv, &kp.kernel) != 0)
+        kversion_parse("6.12", &kp.kernel);
+    struct cpuidle_driver drv;
+    struct cpuidle_probe_result r;
+    if (cpuidle_driver_probe(m, &kp, &drv, &r) == 0) {
+        for (int i = 1; i < drv.state_count; i++) {
+            char *name = import_state_file(h, i, "name");
+            long long lat = import_state_ll(h, i, "latency", -1);
+            bool same = name && strcmp(name, drv.states[i].name) == 0 &&
+                        lat * 1000 == drv.states[i].exit_latency_ns;
+            if (name && !same)
+                fprintf(stderr, "pmlab import: note: state%d is %s (%lld us) on the host but %s "
+                                "(%lld us) in pmlab's %s on kernel %s: %s\n", i, name, lat,
+                        drv.states[i].name, (long long)(drv.states[i].exit_latency_ns / 1000),
+                        drv.name, kv, r.source);
+            free(name);
+            if (name && !same)
+                break;
+        }
+    }
+    kparams_destroy(&kp);
+    hw_machine_free(m);
+    return 0;
+}
+
+static FILE *import_open(const char *path)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "pmlab import: %s: cannot write\n", path);
+    return f;
+}
+
+static int import_close(FILE *f, const char *path)
+{
+    if (f == stdout)
+        return fflush(f) == 0 ? 0 : -1;
+    int rc = ferror(f) ? -1 : 0;
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "pmlab import: %s: write failed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int import_parse(int argc, char **argv, struct import_opts *o)
+{
+    static const struct option longopts[] = {
+        { "root", required_argument, NULL, 'r' }, { "scenario", required_argument, NULL, 's' },
+        { "name", required_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r': o->root = optarg; break;
+        case 's': o->scenario = optarg; break;
+        case 'n': o->name = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'h': import_usage(); return -2;
+        default: return cli_bad_option("import", argv, longopts, "o:h");
+        }
+    }
+    if (optind < argc)
+        o->snap = argv[optind++];
+    if (optind < argc || (o->snap && o->root)) {
+        fprintf(stderr, "pmlab import: give one of --root DIR or SNAPSHOT_DIR\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (!o->snap && !o->root)
+        o->root = "";           /* the live system */
+    return 0;
+}
+
+static char *import_default_name(const struct import_opts *o)
+{
+    if (o->name)
+        return xstrdup(o->name);
+    if (o->out && strcmp(o->out, "-") != 0) {
+        /* The scenario finds the machine by file name: NAME.ini. */
+        char *copy = xstrdup(o->out);
+        char *base = xstrdup(basename(copy));
+        free(copy);
+        size_t n = strlen(base);
+        if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
+            base[n - 4] = '\0';
+        return base;
+    }
+    const char *from = o->snap ? o->snap : (o->root && o->root[0]) ? o->root : NULL;
+    if (!from)
+        return xstrdup("host");
+    char *copy = xstrdup(from);
+    size_t n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/')
+        copy[--n] = '\0';
+    char *name = xstrdup(basename(copy));
+    free(copy);
+    return name;
+}
+
+static int import_main(int argc, char **argv)
+{
+    struct import_opts o = { 0 };
+    int rc = import_parse(argc, argv, &o);
+    if (rc)
+        return rc == -2 ? 0 : rc;
+    char *name = import_default_name(&o);
+    o.name = name;
+    struct imp_host *h = xcalloc(1, sizeof *h);
+    h->root = o.root;
+    h->snap = o.snap;
+    struct diag d = { 0 };
+    struct hw_machine *near = NULL;
+    rc = EXIT_BAD_INPUT;
+    if (imp_host_read(h, &d) != 0) {
+        fprintf(stderr, "pmlab import: %s\n", d.msg);
+        goto out;
+    }
+    char cpu_model[HW_NAME_MAX];
+    import_cpu_model(h, cpu_model, sizeof cpu_model);
+    bool model_known = strncmp(cpu_model, "FAM", 3) != 0;
+    struct import_topo t;
+    import_topology(h, &t);
+    const char *near_name = import_nearest(h, cpu_model, t.ntypes > 1);
+    const char *env = getenv("PMLAB_MACHINES");
+    char *dirs = xasprintf("%s%smachines", env ? env : "", env ? ":" : "");
+    char *near_path = hw_machine_find_path(near_name, dirs);
+    free(dirs);
+    near = near_path ? hw_machine_load(near_path, &d) : NULL;
+    free(near_path);
+    if (!near) {
+        fprintf(stderr, "pmlab import: shipped machine %s (the nearest to this host) not found "
+                        "in $PMLAB_MACHINES or ./machines%s%s\n", near_name, d.msg[0] ? ": " : "", d.msg);
+        goto out;
+    }
+    if (h->missing[0])
+        fprintf(stderr, "pmlab import: warning: not found, left out or estimated: %s\n", h->missing);
+    FILE *f = import_open(o.out);
+    if (!f)
+        goto out;
+    import_machine(f, &o, h, near, cpu_model, model_known);
+    if (import_close(f, o.out ? o.out : "-") != 0)
+        goto out;
+    if (o.out && strcmp(o.out, "-") != 0 && import_check_states(o.out, h) != 0)
+        goto out;
+    if (o.scenario) {
+        f = import_open(o.scenario);
+        if (!f)
+            goto out;
+        import_scenario(f, &o, h);
+        if (import_close(f, o.scenario) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    hw_machine_free(near);
+    imp_host_free(h);
+    free(h);
+    free(name);
+    return rc;
+}
+
+const struct cli_command cli_import_command = {
+    .name = "import",
+    .summary = "write a machine file and scenario from a host or a snapshot",
+    .main = import_main,
+    .usage = import_usage,
+};

@@ -1,0 +1,70 @@
+#!/bin/sh
+# `pmlab import`: a copied sysfs/proc tree (tests/data/import-root: a 4-CPU
+# AMD host on acpi_idle with an I/O-port C2) and every stats-collect/pepc
+# snapshot in /work/shared/data/hosts become machine files that load and
+# scenarios that run; missing pieces are warnings, a missing CPU list exit 2.
+. tests/lib.sh
+
+mkdir -p "$T/machines" "$T/scenarios"
+"$P" import --root tests/data/import-root --name amdbox -o "$T/machines/amdbox.ini" \
+    --scenario "$T/scenarios/amdbox.ini" 2>"$T/e" || fail "import --root: $(cat "$T/e")"
+M="$T/machines/amdbox.ini"
+grep -q '^vendor = amd$' "$M" || fail "root: vendor"
+grep -q '^cpu_family = 0x19$' "$M" || fail "root: family"
+grep -q '^cpu_numbering = split' "$M" || fail "root: cpu0/cpu1 on different cores"
+grep -q '^cores_per_package = 2 ' "$M" || fail "root: cores"
+grep -q '^min_mhz = 1500 .*cpufreq sysfs' "$M" || fail "root: min_mhz"
+grep -q 'pkg_active_power_mw = 90000 *; estimated, from epyc-genoa-2s' "$M" || fail "root: estimated mark"
+grep -q '^cst_methods = ffh io$' "$M" && grep -q '^cst_mwait_hints = 0x0 0x414$' "$M" ||
+    fail "root: _CST from the host's acpi_idle states"
+S="$T/scenarios/amdbox.ini"
+grep -q '^kernel = 6.8$' "$S" || fail "root: kernel"
+grep -q '^cmdline = amd_pstate=passive processor.max_cstate=2 cpuidle.governor=teo$' "$S" ||
+    fail "root: cmdline $(grep cmdline "$S")"
+"$P" explain "$S" >"$T/x" 2>"$T/e" || fail "explain imported: $(cat "$T/e")"
+grep -q 'cpuidle: driver acpi_idle, governor teo' "$T/x" || fail "root: acpi_idle/teo"
+grep -q 'cpufreq: driver amd-pstate$' "$T/x" || fail "root: amd-pstate"
+"$P" run "$S" --quick --quiet >/dev/null 2>"$T/e" || fail "run imported: $(cat "$T/e")"
+echo "ok - import --root: AMD tree, acpi_idle _CST, scenario runs"
+
+H=/work/shared/data/hosts
+if [ -d "$H" ]; then
+    for d in "$H"/*/; do
+        n=$(basename "$d")
+        "$P" import "$d" -o "$T/machines/$n.ini" --scenario "$T/scenarios/$n.ini" 2>"$T/e.$n" ||
+            fail "import $n: $(cat "$T/e.$n")"
+        grep -q '^; measured: interrupts.raw.txt' "$T/machines/$n.ini" || fail "$n: no LOC rates"
+        "$P" run "$T/scenarios/$n.ini" --quick --quiet >/dev/null 2>"$T/e" || fail "run $n: $(cat "$T/e")"
+        echo "ok - import $n: loads and runs quick"
+    done
+    grep -q 'PkgWatt 1.34' "$T/machines/adl0.ini" || fail "adl0: turbostat PkgWatt"
+    # adl0 ran stock intel_idle (adl_l table): pmlab builds the same states.
+    # rpl0 ran a patched kernel with a Raptor Lake table mainline lacks.
+    ! grep -q 'note: state' "$T/e.adl0" || fail "adl0: states differ: $(cat "$T/e.adl0")"
+    grep -q 'note: state1 is C1E (2 us) on the host but C1_ACPI (1 us)' "$T/e.rpl0" ||
+        fail "rpl0: no state note: $(cat "$T/e.rpl0")"
+    grep -q '^cpu_model = ALDERLAKE_L ' "$T/machines/adl0.ini" || fail "adl0: model"
+    grep -q '^l2_groups = 0-1 2-3 4-5 6-7 8-11 12-15$' "$T/machines/rpl0.ini" || fail "rpl0: l2 groups"
+    # A snapshot with files missing: warnings, exit 0; without pepc topology: exit 2.
+    mkdir "$T/part"
+    cp "$H/rpl0/pepc_topology.after.raw.txt" "$H/rpl0/proc_cpuinfo.after.raw.txt" "$T/part/"
+    "$P" import "$T/part" -o "$T/part.ini" 2>"$T/e" || fail "partial snapshot: $(cat "$T/e")"
+    grep -q 'warning: not found, left out or estimated: .*sys-cpuidle.after.raw.txt' "$T/e" ||
+        fail "partial: no warning: $(cat "$T/e")"
+    rm "$T/part/pepc_topology.after.raw.txt"
+    set +e
+    "$P" import "$T/part" -o "$T/part2.ini" 2>"$T/e"; rc=$?
+    set -e
+    [ $rc -eq 2 ] || fail "no topology: exit $rc"
+    grep -q 'no CPU topology: pepc_topology.after.raw.txt' "$T/e" || fail "no topology: $(cat "$T/e")"
+    echo "ok - import: partial snapshot warns, no topology exits 2"
+fi
+
+# An odd sysfs value: a warning naming the file and the value; the number is estimated.
+cp -R tests/data/import-root "$T/tree"
+echo 15oo000 >"$T/tree/sys/devices/system/cpu/cpufreq/policy0/cpuinfo_min_freq"
+"$P" import --root "$T/tree" -o "$T/odd.ini" 2>"$T/e" || fail "odd value: $(cat "$T/e")"
+grep -q "warning: /sys/devices/system/cpu/cpufreq/policy0/cpuinfo_min_freq: '15oo000' is not a number" "$T/e" ||
+    fail "odd value: no warning: $(cat "$T/e")"
+grep -q '^min_mhz = 1500 .*estimated, from epyc-genoa-2s' "$T/odd.ini" || fail "odd value: not estimated"
+echo "ok - import: an odd sysfs value is named and estimated"
