@@ -1,7 +1,7 @@
 #!/bin/sh
 # `pmlab import`: a copied sysfs/proc tree (tests/data/import-root: a 4-CPU
 # AMD host on acpi_idle with an I/O-port C2) and every stats-collect/pepc
-# snapshot in /work/shared/data/hosts become machine files that load and
+# snapshot in tests/data/hosts become machine files that load and
 # scenarios that run; missing pieces are warnings, a missing CPU list exit 2.
 . tests/lib.sh
 
@@ -27,8 +27,9 @@ grep -q 'cpufreq: driver amd-pstate$' "$T/x" || fail "root: amd-pstate"
 "$P" run "$S" --quick --quiet >/dev/null 2>"$T/e" || fail "run imported: $(cat "$T/e")"
 echo "ok - import --root: AMD tree, acpi_idle _CST, scenario runs"
 
-H=/work/shared/data/hosts
-if [ -d "$H" ]; then
+H=tests/data/hosts
+[ -d "$H/adl0" ] && [ -d "$H/rpl0" ] || fail "no host snapshots in $H"
+{
     for d in "$H"/*/; do
         n=$(basename "$d")
         "$P" import "$d" -o "$T/machines/$n.ini" --scenario "$T/scenarios/$n.ini" 2>"$T/e.$n" ||
@@ -58,7 +59,7 @@ if [ -d "$H" ]; then
     [ $rc -eq 2 ] || fail "no topology: exit $rc"
     grep -q 'no CPU topology: pepc_topology.after.raw.txt' "$T/e" || fail "no topology: $(cat "$T/e")"
     echo "ok - import: partial snapshot warns, no topology exits 2"
-fi
+}
 
 # An odd sysfs value: a warning naming the file and the value; the number is estimated.
 cp -R tests/data/import-root "$T/tree"
