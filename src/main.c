@@ -4,6 +4,7 @@
 #include <gsl/gsl_errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "report/results.h"
@@ -82,6 +83,17 @@ int main(int argc, char **argv)
      * before any thread starts: it is the one process-wide setting pmlab
      * makes, and no run depends on it. */
     gsl_set_error_handler_off();
+    /* One large buffer for stdout, so that a command's whole output (help,
+     * explain, a table: well under 1 MiB) is written by the flush below,
+     * where a failure still has its errno (ENOSPC on a full disk, EPIPE):
+     * after a failed write in mid-command glibc drops the buffer and the
+     * cause, and the message could only say "Input/output error". Larger
+     * outputs still fail with exit 1, then with that generic cause. A
+     * terminal keeps its line buffering. The buffer is stdio's, not model
+     * state: runs stay pure functions of (scenario, seed). */
+    static char stdout_buf[1 << 20];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
     int rc = dispatch(argc, argv);
     /* Output that never arrived is a failure, whichever command wrote it
      * (explain > /dev/full, a closed pipe): exit 1 like a failed run. A
