@@ -9,24 +9,7 @@
 #include <string.h>
 
 #include "util/xalloc.h"
-
-static char *imp_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = xmalloc(cap);
-    size_t n;
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2)
-            buf = xrealloc(buf, cap *= 2);
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
+#include "util/readfile.h"
 
 static char *imp_trim(char *s)
 {
@@ -52,7 +35,7 @@ char *imp_file(const struct imp_host *h, const char *root_path, const char *snap
     if (!name)
         return NULL;            /* the source has no such file */
     char *path = h->root ? xasprintf("%s%s", h->root, name) : xasprintf("%s/%s", h->snap, name);
-    char *text = imp_slurp(path);
+    char *text = read_whole_file(path);
     free(path);
     return text;
 }
@@ -82,7 +65,7 @@ char *imp_sysfs(const struct imp_host *h, const char *path)
 {
     if (h->root) {
         char *full = xasprintf("%s%s", h->root, path);
-        char *v = imp_slurp(full);
+        char *v = read_whole_file(full);
         free(full);
         if (!v)
             return NULL;

@@ -18,6 +18,7 @@
 
 #include "report/cells.h"
 #include "util/xalloc.h"
+#include "util/readfile.h"
 
 static const char html_css[] =
     "body{font:16px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1b1b1b;"
@@ -431,27 +432,6 @@ static void html_series_view(FILE *out, const struct rpt_results *r, const char 
         fputs("</tbody></table></div></section>\n", out);
 }
 
-/* The whole of a file (NUL-terminated; caller frees), or NULL. */
-static char *html_slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (cap - len < 65536) {
-            cap = cap ? 2 * cap : 65536;
-            buf = xrealloc(buf, cap + 1);
-        }
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
-
 /* gnuplot's own tooltips: "Gnuplot", "gnuplot_plot_N", or a plot command
  * naming its data file; a key entry's title (a variant) is kept. */
 static bool svg_title_is_gnuplots(const char *text, const char *end)
@@ -531,7 +511,7 @@ static void html_plots(FILE *out, const struct rpt_results *r, const char *plots
     int fig = 0;
     for (size_t i = 0; plots_dir && i < nplots; i++) {
         char *path = xasprintf("%s/%s.svg", plots_dir, plots[i]);
-        char *svg = html_slurp(path);
+        char *svg = read_whole_file(path);
         free(path);
         if (!svg)
             continue;

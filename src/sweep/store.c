@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/xalloc.h"
+#include "util/readfile.h"
 
 #ifndef PMLAB_GIT_COMMIT
 #define PMLAB_GIT_COMMIT "unknown"
@@ -147,25 +148,6 @@ static int store_put_kv(sqlite3 *db, const char *table, const char *key, const c
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The whole file at path (allocated), or NULL. */
-static char *store_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *buf = xmalloc(cap);
-    size_t n;
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2)
-            buf = xrealloc(buf, cap *= 2);
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
-
 /* A new sweep's identity, provenance and scenario text. */
 static int store_init_sweep(sqlite3 *db, const struct store_identity *id,
                             const struct sweep_spec *spec, const char *shard)
@@ -181,7 +163,7 @@ static int store_init_sweep(sqlite3 *db, const struct store_identity *id,
     rc |= store_put_kv(db, "provenance", "git_commit", PMLAB_GIT_COMMIT);
     rc |= store_put_kv(db, "provenance", "shard", shard[0] ? shard : "all");
     rc |= store_put_kv(db, "provenance", "started", started);
-    char *text = store_slurp(spec->scenario);
+    char *text = read_whole_file(spec->scenario);
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db, "INSERT INTO scenario(path, text) VALUES(?, ?)", -1, &q, NULL) !=
         SQLITE_OK) {
