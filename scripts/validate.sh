@@ -111,7 +111,7 @@ function decimals(s) { return s ~ /\./ ? length(s) - index(s, ".") : 0 }
 function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
     if (sec == "") return
     m1 = m2 = vr = lo = hi = ""
-    if (kind == "figure") need = "seed scenario figure published read band why fitted"
+    if (kind == "figure") need = "seed " ("trace" in V ? "trace" : "scenario") " figure published read band why fitted"
     else need = "seed figure published why"
     n = split(need, w, " ")
     for (i = 1; i <= n; i++)
@@ -121,13 +121,22 @@ function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
             V["seed"], V["figure"], V["published"], V["why"]
         return
     }
-    # read = delta|mean METRIC VARIANT, or ratio METRIC METRIC2 VARIANT
+    # read = delta|mean METRIC VARIANT, or ratio METRIC METRIC2 VARIANT; for
+    # a trace, value PATH
     n = split(V["read"], w, " ")
     rk = w[1]
-    if ((rk == "delta" || rk == "mean") && n == 3) { m1 = w[2]; vr = w[3] }
+    if ("trace" in V) {
+        if ("scenario" in V) err(KL["trace"], "trace: a figure reads a scenario or a trace, not both")
+        if ("cpus" in V) err(KL["cpus"], "cpus: a trace figure has no CPU view")
+        if (rk == "value" && n == 2 && w[2] ~ /^[A-Za-z_][A-Za-z0-9_]*(\/[A-Za-z0-9_]+)*$/) m1 = w[2]
+        else if (V["read"] != "") err(KL["read"], "read: a trace figure expects \"value PATH\" (a path into pmlab trace stats --format json, such as events/cpu_idle), not \"" V["read"] "\"")
+        if ((getline line < V["trace"]) < 0) err(KL["trace"], "trace: cannot read " V["trace"])
+        close(V["trace"])
+        V["scenario"] = V["trace"]
+    } else if ((rk == "delta" || rk == "mean") && n == 3) { m1 = w[2]; vr = w[3] }
     else if (rk == "ratio" && n == 4) { m1 = w[2]; m2 = w[3]; vr = w[4] }
     else if (V["read"] != "") err(KL["read"], "read: expected \"delta METRIC VARIANT\", \"mean METRIC VARIANT\" or \"ratio METRIC METRIC2 VARIANT\", not \"" V["read"] "\"")
-    if (m1 != "" && m1 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/) err(KL["read"], "read: \"" m1 "\" is not a metric name")
+    if (m1 != "" && rk != "value" && m1 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/) err(KL["read"], "read: \"" m1 "\" is not a metric name")
     if (m2 != "" && m2 !~ /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/) err(KL["read"], "read: \"" m2 "\" is not a metric name")
     n = split(V["band"], w, " ")
     if (n == 2) { lo = w[1]; hi = w[2] }
@@ -154,7 +163,7 @@ function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
         if (V["digits"] == 0 && (lo == "-inf" || lo + 0 > -100 && lo + 0 < 100) &&
             (hi == "inf" || hi + 0 > -100 && hi + 0 < 100)) V["digits"] = 1
     }
-    if (V["scenario"] != "") {
+    if (V["scenario"] != "" && !("trace" in V)) {
         if (!variants(V["scenario"]))
             err(KL["scenario"], "scenario: cannot read " V["scenario"] " or it has no [variant] section")
         else if (vr != "") {
@@ -170,7 +179,7 @@ function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
         lo, hi, V["why"], V["fitted"], V["match"], V["digits"]
 }
 BEGIN {
-    KEYS["figure"] = " seed scenario figure published read band why fitted match cpus digits "
+    KEYS["figure"] = " seed scenario trace figure published read band why fitted match cpus digits "
     KEYS["omitted"] = " seed figure published why "
 }
 /^[ \t]*([;#].*)?$/ { next }
@@ -211,7 +220,7 @@ nomit=$(awk -F'\t' '$1 == "omitted"' "$TMP/figs.tsv" | wc -l | tr -d ' ')
 # The runs: one per distinct (scenario, cpus), in the file's order.
 awk -F'\t' -v F="$FIG" '$1 == "figure" && !(($5, $6) in seen) {
     seen[$5, $6] = 1
-    name = $5; sub(/.*\//, "", name); sub(/\.ini$/, "", name)
+    name = $5; sub(/.*\//, "", name); sub(/\.ini$/, "", name); sub(/\.gz$/, "", name)
     if ($6 != "") name = name "@" $6
     # The result file is named after the scenario: two directories holding
     # the same file name would overwrite each other.
@@ -220,7 +229,7 @@ awk -F'\t' -v F="$FIG" '$1 == "figure" && !(($5, $6) in seen) {
         exit 2
     }
     used[name] = $5
-    printf "%s\t%s\t%s\n", name, $5, $6 == "" ? "-" : $6
+    printf "%s\t%s\t%s\t%s\n", name, $5, $6 == "" ? "-" : $6, $9 == "value" ? "trace" : "scenario"
 }' "$TMP/figs.tsv" >"$TMP/runs.tsv" || exit 2
 nrun=$(wc -l <"$TMP/runs.tsv" | tr -d ' ')
 
@@ -243,7 +252,7 @@ if [ -z "$FROM" ]; then
 fi
 i=0
 : >"$TMP/status.tsv"
-while IFS='	' read -r name scen cpus; do
+while IFS='	' read -r name scen cpus type; do
     i=$((i + 1))
     [ "$cpus" != - ] || cpus=
     if [ -n "$FROM" ]; then
@@ -260,16 +269,27 @@ while IFS='	' read -r name scen cpus; do
             "needs pmlab run --cpus $cpus (not in this pmlab)" >>"$TMP/status.tsv"
         continue
     fi
-    echo "validate: [$i/$nrun] $scen${cpus:+, CPUs $cpus}: running ($MODE configuration)..." >&2
-    set -- run "$scen" --format json --quiet --output "$j"
-    [ $QUICK = 0 ] || set -- "$@" --quick
-    [ -z "$JOBS" ] || set -- "$@" --jobs "$JOBS"
-    [ -z "$cpus" ] || set -- "$@" --cpus "$cpus"
     t0=$(date +%s)
-    if "$P" "$@" </dev/null 2>"$TMP/err"; then
+    if [ "$type" = trace ]; then
+        # A recorded trace: its statistics, the same in either configuration.
+        echo "validate: [$i/$nrun] $scen: pmlab trace stats..." >&2
+        tf=$scen
+        case $scen in *.gz) tf=$TMP/$name; gzip -dc "$scen" >"$tf" 2>"$TMP/err" || tf=$scen ;; esac
+        set -- trace stats "$tf" --format json
+        so=$j
+    else
+        so=
+        echo "validate: [$i/$nrun] $scen${cpus:+, CPUs $cpus}: running ($MODE configuration)..." >&2
+        set -- run "$scen" --format json --quiet --output "$j"
+        [ $QUICK = 0 ] || set -- "$@" --quick
+        [ -z "$JOBS" ] || set -- "$@" --jobs "$JOBS"
+        [ -z "$cpus" ] || set -- "$@" --cpus "$cpus"
+    fi
+    # A trace's JSON comes on stdout; a run writes its own --output.
+    if if [ -n "$so" ]; then "$P" "$@" >"$so"; else "$P" "$@"; fi </dev/null 2>"$TMP/err"; then
         st=ok
     else
-        st="pmlab run failed (exit $?)"
+        st="pmlab ${1} failed (exit $?)"
         sed 's/^/    /' "$TMP/err" >&2
     fi
     secs=$(($(date +%s) - t0))
@@ -341,6 +361,12 @@ function fmt(x, d, sign,    s) {
 }
 # Fill VAL, LO, HI, UNIT for the figure, or return the reason it cannot.
 function readfig(r, kind, m, m2, v,    i, p, p2, n, k, a, b, s, ss, mean) {
+    if (kind == "value") {
+        # A count read from a trace: exact, its interval is the point.
+        if (!((r, m) in J) || !num(J[r, m])) return "pmlab trace stats reported no " m
+        VAL = LO = HI = J[r, m]; UNIT = ""
+        return ""
+    }
     if ((i = vidx(r, v)) < 0) return "no variant " v " in the result"
     if (kind == "delta") {
         for (k = 0; k < J[r, "comparisons/#"]; k++) {
@@ -496,7 +522,8 @@ confidence interval, read from \`pmlab run --format json\` (a delta is
 \`comparisons[].delta_pct\` and \`ci95_pct\` of the variant against the
 scenario's first variant; a level is the variant's \`metrics\` \`mean\` and
 \`ci95\`; a ratio of two metrics is taken per replication, with a Student-t
-CI over the replications). The *band* is how far the published figure itself
+CI over the replications; a count from a recorded trace is read from
+\`pmlab trace stats --format json\` and is exact, its CI the point itself). The *band* is how far the published figure itself
 is known, fixed from the publication (see "Bands"), never from pmlab's
 output. **MATCH** when pmlab's CI overlaps the band; for a band marked "whole
 CI" (a direction the publication calls clear) only when the CI lies entirely
@@ -524,6 +551,7 @@ EOF
                 reps=$(sed -n 's/^  "reps": \([0-9]*\),$/\1/p' "$j")
                 cfg=default
                 ! grep -q '^  "quick": true' "$j" || cfg=quick
+                ! grep -q '^  "trace": ' "$j" || cfg="trace stats"
             fi
             [ "$cpus" != - ] || cpus=host-wide
             [ "$secs" = - ] || secs="$secs s"

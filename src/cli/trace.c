@@ -12,7 +12,7 @@
 
 static void trace_usage(void)
 {
-    printf("usage: pmlab trace stats TRACE [--target-residency-us LIST]\n"
+    printf("usage: pmlab trace stats TRACE [--target-residency-us LIST] [--format text|json]\n"
            "       pmlab trace whatif TRACE --governor G --target-residency-us LIST\n"
            "                          --exit-latency-us LIST [--kernel V] [--hz N]\n"
            "\n"
@@ -30,6 +30,8 @@ static void trace_usage(void)
            "                              ... in us, comma-separated, as\n"
            "                              /sys/devices/system/cpu/cpu0/cpuidle/stateN/residency\n"
            "                              reads on the traced machine\n"
+           "  --format F                  text (default) or json: the same numbers, with\n"
+           "                              state_hits (entries per state, all CPUs)\n"
            "\n"
            "The trace needs power:cpu_idle; power:cpu_frequency, sched:sched_switch,\n"
            "sched:sched_wakeup, irq, ipi and timer events add the frequency and wake-up\n"
@@ -92,16 +94,26 @@ static int trace_stats_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "target-residency-us", required_argument, NULL, 'r' },
+        { "format", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int64_t res[TRACE_MAX_STATES];
     int nres = 0, c;
+    bool json = false;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'h')
             return trace_usage(), 0;
+        if (c == 'f') {
+            json = strcmp(optarg, "json") == 0;
+            if (!json && strcmp(optarg, "text") != 0) {
+                fprintf(stderr, "pmlab trace stats: --format %s: expected text or json\n", optarg);
+                return EXIT_BAD_INPUT;
+            }
+            continue;
+        }
         if (c != 'r')
             return cli_bad_option("trace stats", argv, longopts, "h");
         nres = trace_parse_table(optarg, res, TRACE_MAX_STATES);
@@ -116,10 +128,14 @@ static int trace_stats_main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     struct trace_stats s;
     trace_stats_compute(&td, res, nres, &s);
-    trace_stats_print(stdout, &td, &s);
+    int rc = 0;
+    if (json)
+        rc = trace_stats_json(stdout, &td, &s) == 0 ? 0 : EXIT_FAILURE;
+    else
+        trace_stats_print(stdout, &td, &s);
     trace_stats_free(&s);
     trace_data_free(&td);
-    return 0;
+    return rc;
 }
 
 /* The table from the two lists (same length). -1 with a message. */

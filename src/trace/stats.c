@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "report/results.h"
 #include "trace/trace.h"
 #include "util/xalloc.h"
 
@@ -287,4 +290,107 @@ void trace_stats_print(FILE *out, const struct trace_data *td, const struct trac
     print_states(out, s);
     print_cpus(out, s);
     print_freqs(out, s);
+}
+
+/* ---- JSON (--format json) ------------------------------------------------------ */
+
+/* A residency in ms or us, null when no period closed. */
+static json_t *json_time(double ns, double unit_ns, bool known)
+{
+    return known ? json_real(ns / unit_ns) : json_null();
+}
+
+static json_t *json_event_counts(const struct trace_data *td)
+{
+    static const char *const keys[TRACE_EV_NKINDS - 1] = {
+        "cpu_idle", "cpu_frequency", "sched_switch", "sched_wakeup", "irq_handler_entry",
+        "ipi", "timer_expiry",
+    };
+    json_t *o = json_object();
+    for (int k = 0; k < TRACE_EV_NKINDS - 1; k++) {
+        uint64_t n = td->count[k] - (k == TRACE_EV_FREQ ? td->ndevlib_freq : 0);
+        json_object_set_new(o, keys[k], json_integer((json_int_t)n));
+    }
+    json_object_set_new(o, "devlib_frequency_markers", json_integer((json_int_t)td->ndevlib_freq));
+    json_object_set_new(o, "lost", json_integer((json_int_t)td->nlost));
+    return o;
+}
+
+static json_t *json_state(int st, const struct trace_state_stats *x, bool table)
+{
+    bool closed = x->closed > 0;
+    json_t *o = json_object();
+    json_object_set_new(o, "state", json_integer(st));
+    json_object_set_new(o, "hits", json_integer((json_int_t)x->hits));
+    json_object_set_new(o, "closed", json_integer((json_int_t)x->closed));
+    json_object_set_new(o, "total_ms", json_real(x->total_ns / 1e6));
+    json_object_set_new(o, "avg_us", json_time(closed ? x->total_ns / (double)x->closed : 0, 1e3,
+                                               closed));
+    json_object_set_new(o, "min_us", json_time(x->min_ns, 1e3, closed));
+    json_object_set_new(o, "max_us", json_time(x->max_ns, 1e3, closed));
+    json_object_set_new(o, "above", table ? json_integer((json_int_t)x->above) : json_null());
+    json_object_set_new(o, "below", table ? json_integer((json_int_t)x->below) : json_null());
+    return o;
+}
+
+static json_t *json_cpu(int c, const struct trace_stats *s)
+{
+    static const char *const src[TRACE_WAKE_NSRC] = { "timer", "ipi", "irq", "task", "unknown" };
+    const struct trace_cpu_stats *cs = &s->cpu[c];
+    json_t *o = json_object(), *states = json_array(), *wake = json_object(), *freq = json_array();
+    json_object_set_new(o, "cpu", json_integer(c));
+    json_object_set_new(o, "busy_ms", json_real(cs->busy_ns / 1e6));
+    json_object_set_new(o, "unknown_ms", json_real(cs->unknown_ns / 1e6));
+    json_object_set_new(o, "lost_periods", json_integer((json_int_t)cs->lost_periods));
+    for (int st = 0; st < cs->nstates; st++)
+        json_array_append_new(states, json_state(st, &cs->st[st], st < s->nres));
+    for (int w = 0; w < TRACE_WAKE_NSRC; w++)
+        json_object_set_new(wake, src[w], json_integer((json_int_t)cs->wake[w]));
+    for (int i = 0; i < cs->nfreq; i++)
+        if (cs->freq[i].ns > 0)
+            json_array_append_new(freq, json_pack("{s:o, s:f}", "khz", cs->freq[i].khz > 0 ?
+                                  json_integer(cs->freq[i].khz) : json_null(),
+                                  "time_ms", cs->freq[i].ns / 1e6));
+    json_object_set_new(o, "states", states);
+    json_object_set_new(o, "wakeups", wake);
+    json_object_set_new(o, "frequencies", freq);
+    return o;
+}
+
+/* Entries per state over all CPUs: what `trace-cmd report | grep cpu_idle`
+ * counts by state= (make validate compares them). */
+static json_t *json_state_hits(const struct trace_stats *s)
+{
+    uint64_t hits[TRACE_MAX_STATES] = { 0 };
+    int n = 0;
+    for (int c = 0; c < s->ncpus; c++)
+        for (int st = 0; st < s->cpu[c].nstates; st++) {
+            hits[st] += s->cpu[c].st[st].hits;
+            if (st + 1 > n)
+                n = st + 1;
+        }
+    json_t *a = json_array();
+    for (int st = 0; st < n; st++)
+        json_array_append_new(a, json_integer((json_int_t)hits[st]));
+    return a;
+}
+
+int trace_stats_json(FILE *out, const struct trace_data *td, const struct trace_stats *s)
+{
+    json_t *root = json_object(), *cpus = json_array();
+    json_object_set_new(root, "pmlab", json_string(PMLAB_VERSION));
+    json_object_set_new(root, "trace", json_string(td->path));
+    json_object_set_new(root, "ncpus", json_integer(td->ncpus));
+    json_object_set_new(root, "span_ms", json_real(s->span_ns / 1e6));
+    json_object_set_new(root, "records", json_integer((json_int_t)td->nrecords));
+    json_object_set_new(root, "events", json_event_counts(td));
+    json_object_set_new(root, "dropped", json_string(td->dropped));
+    json_object_set_new(root, "state_hits", json_state_hits(s));
+    for (int c = 0; c < s->ncpus; c++)
+        json_array_append_new(cpus, json_cpu(c, s));
+    json_object_set_new(root, "cpus", cpus);
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    fputc('\n', out);
+    json_decref(root);
+    return rc;
 }

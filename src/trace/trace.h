@@ -108,6 +108,9 @@ void trace_stats_free(struct trace_stats *s);
 /* The report: events read and dropped, per CPU and state, busy and wake-ups,
  * frequency residency. */
 void trace_stats_print(FILE *out, const struct trace_data *td, const struct trace_stats *s);
+/* The same as JSON ({"pmlab", "events", "state_hits", "cpus": [...]});
+ * -1 when it could not be written. */
+int trace_stats_json(FILE *out, const struct trace_data *td, const struct trace_stats *s);
 
 
 /* ---- what-if (whatif.c) ------------------------------------------------------ */

@@ -15,6 +15,18 @@ hits() { awk -v s="$1" '$2 == s && $1 ~ /^[0-9]+$/ && NF == 10 { n += $3 } END {
 grep -q "^dropped" "$T/out" && fail "a whole file reported as dropping events"
 ok "juno: 474 cpu_idle events, hits per state as trace-cmd report counts them"
 
+# --format json: the same counts, and state_hits summed over the CPUs
+# (jansson's two-space layout: one value a line).
+"$P" trace stats "$T/juno.dat" --format json >"$T/json" || fail "trace stats --format json"
+grep -q '^    "cpu_idle": 474,$' "$T/json" || fail "json: cpu_idle count"
+[ "$(sed -n '/"state_hits"/,/]/p' "$T/json" | tr -d ' \n')" = '"state_hits":[122,62,53],' ] \
+    || fail "json state_hits: $(sed -n '/"state_hits"/,/]/p' "$T/json" | tr -d ' \n')"
+set +e
+"$P" trace stats "$T/juno.dat" --format xml >/dev/null 2>&1; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--format xml: exit $rc"
+ok "trace stats --format json: 474 cpu_idle events, state_hits 122/62/53"
+
 # Cut inside CPU 3's events (its data starts at 3338240 and holds 56 KiB):
 # the rest of CPU 3 and all of CPUs 4 and 5 are gone.
 head -c 3360000 "$T/juno.dat" >"$T/cut.dat"

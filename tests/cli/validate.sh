@@ -145,6 +145,45 @@ fi
 [ "$(cksum docs/validation.md 2>/dev/null || true)" = "$before" ] || fail "a quick run wrote docs/validation.md"
 ok "a quick run end to end (netrr), with a CPU-view figure"
 
+# A trace figure: pmlab trace stats --format json on the gzipped Juno trace,
+# a count read by its JSON path (exact: the CI is the point); a path it
+# does not print is n/a; a trace figure with a scenario's read is an error.
+cat >"$T/tr.ini" <<'EOF'
+[figure idle]
+seed = trace
+trace = tests/data/traces/juno-sched_load.trace.dat.gz
+figure = fig idle
+published = 474
+read = value events/cpu_idle
+band = 474 474
+why = a count
+fitted = prediction
+match = inside
+digits = 0
+
+[figure st9]
+seed = trace
+trace = tests/data/traces/juno-sched_load.trace.dat.gz
+figure = fig st9
+published = 1
+read = value state_hits/9
+band = 1 1
+why = no such state
+fitted = prediction
+EOF
+$V --figures "$T/tr.ini" --save "$T/save3" >"$T/out" 2>"$T/err" || fail "trace figures: $(cat "$T/err")"
+want idle 4 '474 [474, 474]'
+want idle 6 MATCH
+want st9 4 'n/a: pmlab trace stats reported no state_hits/9'
+[ -s "$T/save3/juno-sched_load.trace.dat.json" ] || fail "no saved trace JSON"
+sed 's/^read = value events.cpu_idle$/read = mean cpu_idle x/' "$T/tr.ini" >"$T/trbad.ini"
+set +e
+$V --figures "$T/trbad.ini" --check >"$T/out" 2>"$T/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'trbad.ini:6: read: a trace figure expects "value PATH"' "$T/err" ||
+    fail "trace figure with a scenario read: exit $rc: $(cat "$T/err")"
+ok "a trace figure: its count from trace stats --format json (474 cpu_idle events)"
+
 # A run that fails is a row, not a failure of the script (toy.ini names no
 # machine or workload: pmlab rejects it).
 $V --figures "$T/toy-figures.ini" --save "$T/save2" --out "$T/doc2.md" >"$T/out" 2>"$T/err" ||
