@@ -171,11 +171,12 @@ band = 1 1
 why = no such state
 fitted = prediction
 EOF
-$V --figures "$T/tr.ini" --save "$T/save3" >"$T/out" 2>"$T/err" || fail "trace figures: $(cat "$T/err")"
+$V --figures "$T/tr.ini" --save "$T/save3" --out "$T/tr.md" >"$T/out" 2>"$T/err" || fail "trace figures: $(cat "$T/err")"
 want idle 4 '474 [474, 474]'
 want idle 6 MATCH
 want st9 4 'n/a: pmlab trace stats reported no state_hits/9'
 [ -s "$T/save3/juno-sched_load.trace.dat.json" ] || fail "no saved trace JSON"
+grep -q 'a count from a recorded trace is read from' "$T/tr.md" || fail "trace rows not explained"
 sed 's/^read = value events.cpu_idle$/read = mean cpu_idle x/' "$T/tr.ini" >"$T/trbad.ini"
 set +e
 $V --figures "$T/trbad.ini" --check >"$T/out" 2>"$T/err"; rc=$?
