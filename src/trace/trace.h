@@ -120,6 +120,7 @@ struct trace_whatif_opts {
     struct cpuidle_driver drv;     /* the idle table the governor chooses from */
     struct kversion kernel;        /* governor behaviour by version */
     int hz;                        /* CONFIG_HZ: the tick */
+    const char *table_from;        /* where drv came from, printed; NULL: the options */
 };
 
 struct trace_whatif_cpu {

@@ -129,6 +129,8 @@ void trace_whatif_print(FILE *out, const struct trace_data *td, const struct tra
 {
     fprintf(out, "trace %s: %d CPUs; what-if governor %s, HZ %d, %d states\n", td->path,
             td->ncpus, o->gov->name, o->hz, o->drv.state_count);
+    if (o->table_from)
+        fprintf(out, "table: %s\n", o->table_from);
     fprintf(out, "approximated: sleep length = each period's observed length (exact for a timer "
             "wake-up, optimistic otherwise); tick running; no PM QoS limit; the periods keep "
             "their recorded lengths\n");

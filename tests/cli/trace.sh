@@ -73,3 +73,18 @@ set +e
 [ $rc -eq 2 ] || fail "whatif: unknown governor: exit $rc"
 set -e
 ok "whatif: the trace's 231 closed periods through menu and teo, beside the real choices"
+# whatif --machine: the table the machine's cpuidle driver registers (as
+# pmlab run builds it), states matched by index; a machine and lists
+# together, or an unknown machine, is exit 2.
+"$P" trace whatif "$T/juno.dat" --governor teo --machine rpl-h >"$T/w-rpl" || fail "whatif --machine"
+grep -q "^table: intel_idle on rpl-h: firmware _CST" "$T/w-rpl" || fail "whatif --machine: $(sed -n 2p "$T/w-rpl")"
+grep -q "what-if governor teo, HZ 250, 4 states$" "$T/w-rpl" || fail "whatif --machine: $(head -1 "$T/w-rpl")"
+grep -q "^0    C3_ACPI " "$T/w-rpl" || fail "whatif --machine: no C3_ACPI row"
+set +e
+"$P" trace whatif "$T/juno.dat" --governor teo --machine rpl-h --target-residency-us 1 \
+    --exit-latency-us 1 >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "no --target-residency-us" "$T/err" || fail "machine and lists: $rc"
+"$P" trace whatif "$T/juno.dat" --governor teo --machine nosuch >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "nosuch: unknown machine" "$T/err" || fail "unknown machine: $rc $(cat "$T/err")"
+set -e
+ok "whatif --machine rpl-h: intel_idle's 4-state table from the machine file"
