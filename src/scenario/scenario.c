@@ -793,7 +793,7 @@ static int scn_apply_set(struct scn_parse *st, const char *text, const char *lab
                      ? diag_error(d, origin, 0, "unknown section '%s'; did you mean %s?", section,
                                   suggest_result(&sg))
                      : diag_error(d, origin, 0, "unknown section '%s' (scenario, workload, quick, "
-                                  "report, variant.NAME, vm.NAME)", section);
+                                  "report, variant.NAME, vm.NAME, machine.SECTION)", section);
         }
     }
     free(section);
