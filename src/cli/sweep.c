@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +52,7 @@ static void sweep_usage(void)
            "                           metric (Pareto view); needs gnuplot\n"
            "  --reps N                 replications per variant (default: the scenario's)\n"
            "  --seed N                 base random seed (default: the scenario's)\n"
-           "  --jobs N                 worker threads (default: all online CPUs): up to N\n"
-           "                           points run at once, each on N / (points in flight)\n"
-           "                           threads; the output does not depend on N\n"
+           "  --jobs N                 worker threads per point (default: all online CPUs)\n"
            "  --quick                  the scenario's [quick] configuration\n"
            "  --primary METRIC         the summary's and plots' primary metric (default: the\n"
            "                           workload's headline)\n"
@@ -389,113 +385,21 @@ int cli_sweep_commit(struct cli_sweep *a, long i, const struct sweep_result *r, 
     return rc == RUNNER_BAD_PRIMARY ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
 }
 
-/* Local parallelism across points: up to --jobs points run at once, each on
- * --jobs / (points in flight) runner threads (at least 1), so a grid of many
- * small points keeps every worker busy where one point's variant x
- * replication runs alone would not (bench/sweep.sh). Each point's numbers are
- * a pure function of (scenario, point, seed), so which worker runs it and
- * when changes nothing; the main thread alone touches the database and
- * commits each point in one transaction when its runs are done (every reader
- * orders by point, so the export and summary do not depend on the order). */
-struct sweep_pool {
-    struct cli_sweep *a;
-    pthread_mutex_t lock;
-    pthread_cond_t done_cv;
-    long next;                 /* the next index of a->todo to claim */
-    bool stop;                 /* a point failed: claim no more */
-    int running;               /* workers not yet exited */
-    int point_jobs;            /* runner threads per point */
-    /* finished points not yet committed, in finishing order */
-    struct sweep_pool_done {
-        struct sweep_result r;
-        int rc;
-        char err[512];
-    } *done;
-    long ndone, ncommitted;
-};
-
-static void *sweep_pool_worker(void *arg)
-{
-    struct sweep_pool *pl = arg;
-    pthread_mutex_lock(&pl->lock);
-    while (!pl->stop && pl->next < pl->a->ntodo) {
-        long i = pl->next++;
-        pthread_mutex_unlock(&pl->lock);
-        struct sweep_pool_done res;
-        long p = pl->a->todo[i];
-        res.rc = sweep_run_point(&pl->a->spec, p, pl->point_jobs, &res.r, res.err,
-                                 sizeof res.err);
-        res.r.point = p;
-        pthread_mutex_lock(&pl->lock);
-        pl->done[pl->ndone++] = res;
-        pthread_cond_signal(&pl->done_cv);
-    }
-    pl->running--;
-    pthread_cond_signal(&pl->done_cv);
-    pthread_mutex_unlock(&pl->lock);
-    return NULL;
-}
-
-/* Commit finished points as they come until every worker has exited; the
- * first failure stops new claims (points in flight still finish, and
- * those that succeed are committed, so --resume need not run them again). Returns the first failure's exit status, or 0. */
-static int sweep_pool_commit_loop(struct sweep_pool *pl, double t0)
-{
-    int first_rc = 0;
-    pthread_mutex_lock(&pl->lock);
-    for (;;) {
-        while (pl->ncommitted == pl->ndone && pl->running > 0)
-            pthread_cond_wait(&pl->done_cv, &pl->lock);
-        if (pl->ncommitted == pl->ndone)
-            break;
-        struct sweep_pool_done *res = &pl->done[pl->ncommitted++];
-        pthread_mutex_unlock(&pl->lock);
-        int rc = cli_sweep_commit(pl->a, pl->ncommitted, &res->r, res->rc, res->err, t0);
-        sweep_result_free(&res->r);
-        pthread_mutex_lock(&pl->lock);
-        if (rc != 0 && !first_rc) {
-            first_rc = rc;
-            pl->stop = true;
-        }
-    }
-    pthread_mutex_unlock(&pl->lock);
-    return first_rc;
-}
-
 int cli_sweep_run_local(struct cli_sweep *a, void *ctx)
 {
     (void)ctx;
-    if (a->ntodo == 0)
-        return 0;
-    int jobs = a->jobs > 0 ? a->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int nworkers = jobs < 1 ? 1 : jobs;
-    if (nworkers > a->ntodo)
-        nworkers = (int)a->ntodo;
-    struct sweep_pool pl = {
-        .a = a, .running = nworkers, .point_jobs = jobs / nworkers > 1 ? jobs / nworkers : 1,
-        .done = xcalloc((size_t)a->ntodo, sizeof *pl.done),
-    };
-    pthread_mutex_init(&pl.lock, NULL);
-    pthread_cond_init(&pl.done_cv, NULL);
-    pthread_t *tids = xcalloc((size_t)nworkers, sizeof *tids);
     double t0 = sweep_now_s();
-    int started = 0;
-    for (; started < nworkers; started++)
-        if (pthread_create(&tids[started], NULL, sweep_pool_worker, &pl) != 0)
-            break;
-    pthread_mutex_lock(&pl.lock);
-    pl.running = started; /* a thread that did not start claims nothing */
-    pthread_mutex_unlock(&pl.lock);
-    int rc = started == 0 ? (fprintf(stderr, "pmlab sweep: cannot start a worker thread\n"),
-                             EXIT_RUN_FAILED)
-                          : sweep_pool_commit_loop(&pl, t0);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    free(tids);
-    free(pl.done);
-    pthread_cond_destroy(&pl.done_cv);
-    pthread_mutex_destroy(&pl.lock);
-    return rc;
+    for (long i = 0; i < a->ntodo; i++) {
+        struct sweep_result r;
+        char err[512];
+        int rc = sweep_run_point(&a->spec, a->todo[i], a->jobs, &r, err, sizeof err);
+        r.point = a->todo[i];
+        rc = cli_sweep_commit(a, i + 1, &r, rc, err, t0);
+        sweep_result_free(&r);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* The signal watcher around the points: an interruption between points
