@@ -22,6 +22,7 @@
 #include "util/cpulist.h"
 #include "util/inifile.h"
 #include "util/strutil.h"
+#include "util/suggest.h"
 #include "util/xalloc.h"
 
 /* ---- calibration registry --------------------------------------------- */
@@ -277,6 +278,15 @@ struct loader {
     int rapl_line;                 /* [rapl] header */
     int type_line[HW_MAX_CORE_TYPES];
     int pkg_cstate_line[HW_MAX_PKGSTATES];
+    /* --set machine.* overrides (hw_machine_load_with) */
+    const struct hw_machine_override *ov;
+    int nov;
+    bool *ov_done;                 /* [nov]: applied */
+    bool *ov_section_seen;         /* [nov]: its section is in the file */
+    char header[128];              /* the open section's words, single-spaced */
+    bool last_key_overridden;      /* continuation lines of it are dropped */
+    char **headers;                /* every section's words, for suggestions */
+    int nheaders;
 };
 
 /* ---- values --------------------------------------------------------------- */
@@ -560,11 +570,17 @@ static int check_firmware_keys(struct loader *ld, struct hw_firmware *fw, struct
     return 0;
 }
 
+static int apply_override(struct loader *ld, int o, int line, struct diag *d);
+
 static int close_section(struct loader *ld, struct diag *d)
 {
     if (!ld->sd)
         return 0;
     const struct sec_desc *sd = ld->sd;
+    for (int o = ld->nov - 1; o >= 0; o--) /* keys the file leaves out */
+        if (!ld->ov_done[o] && strcmp(ld->ov[o].section, ld->header) == 0 &&
+            apply_override(ld, o, 0, d) != 0)
+            return -1;
     for (size_t i = 0; i < sd->nkeys; i++)
         if (sd->keys[i].required && !(ld->seen & (1u << i)))
             return diag_error(d, ld->path, ld->line, "%s: missing required key '%s'",
@@ -742,6 +758,29 @@ static int split_words(char *s, char *words[4])
     return n;
 }
 
+/* Remember the open section's header words, single-spaced, for overrides. */
+static void loader_note_header(struct loader *ld, char *const *w, int n)
+{
+    ld->header[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(ld->header + strlen(ld->header), sizeof ld->header - strlen(ld->header), "%s%s",
+                 i ? " " : "", w[i]);
+    ld->headers = xreallocarray(ld->headers, (size_t)ld->nheaders + 1, sizeof *ld->headers);
+    ld->headers[ld->nheaders++] = xstrdup(ld->header);
+    for (int i = 0; i < ld->nov; i++)
+        if (strcmp(ld->ov[i].section, ld->header) == 0)
+            ld->ov_section_seen[i] = true;
+}
+
+/* The override of key in the open section, or -1. */
+static int override_of(const struct loader *ld, const char *key)
+{
+    for (int i = ld->nov - 1; i >= 0; i--) /* the last one given wins */
+        if (strcmp(ld->ov[i].section, ld->header) == 0 && strcmp(ld->ov[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
 static const struct sec_desc *sec_lookup(const char *word)
 {
     for (size_t i = 0; i < NSECTIONS; i++)
@@ -773,6 +812,8 @@ static int on_section(void *ctx, const char *name, int line, struct diag *d)
     ld->line = line;
     ld->seen = 0;
     ld->last_key = -1;
+    ld->last_key_overridden = false;
+    loader_note_header(ld, w, n);
     snprintf(ld->label, sizeof ld->label, "[%.100s]", name);
     switch (sd->kind) {
     case SEC_MACHINE: return open_machine(ld, d);
@@ -815,23 +856,12 @@ static int on_calib_key(struct loader *ld, const char *key, const char *value, i
     return 0;
 }
 
-static int on_key(void *ctx, const char *section, const char *key, const char *value,
-                  bool continuation, int line, struct diag *d)
+/* Set a key of the open section from text; line is the file's line of the
+ * key (0: the file leaves it out). */
+static int set_key(struct loader *ld, const char *key, const char *value, int line,
+                   struct diag *d)
 {
-    struct loader *ld = ctx;
-    (void)section; /* the loader tracks the open section itself */
-    if (!ld->sd)
-        return diag_error(d, ld->path, line, "key '%s' before any section", key);
     const struct sec_desc *sd = ld->sd;
-    /* inih hands an indented line to the previous key; only lists take more. */
-    if (continuation && ld->last_key >= 0 && strcmp(key, sd->keys[ld->last_key].name) == 0) {
-        const struct key_desc *k = &sd->keys[ld->last_key];
-        if (k->type != KT_MHZ_LIST && k->type != KT_PERF_LIST)
-            return diag_error(d, ld->path, line,
-                              "'%s' takes one value (an indented line continues the key above)",
-                              key);
-        return parse_mhz_list(ld, line, k, value, d);
-    }
     if (sd->kind == SEC_CALIB)
         return on_calib_key(ld, key, value, line, d);
     for (size_t i = 0; i < sd->nkeys; i++) {
@@ -845,7 +875,63 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
         ld->last_key = (int)i;
         return parse_value(ld, line, &sd->keys[i], value, d);
     }
-    return diag_error(d, ld->path, line, "unknown key '%s' in %s", key, ld->label);
+    return -2; /* no such key */
+}
+
+/* Override o in place of the file's line (or of no line, line 0): its value
+ * is checked as the file's would be, errors naming the override. */
+static int apply_override(struct loader *ld, int o, int line, struct diag *d)
+{
+    const struct hw_machine_override *ov = &ld->ov[o];
+    for (int i = 0; i < ld->nov; i++) /* earlier ones of the same key are replaced */
+        if (strcmp(ld->ov[i].section, ov->section) == 0 && strcmp(ld->ov[i].key, ov->key) == 0)
+            ld->ov_done[i] = true;
+    const char *path = ld->path;
+    ld->path = ov->origin;
+    int rc = set_key(ld, ov->key, ov->value, 0, d);
+    ld->path = path;
+    if (rc == -2) {
+        struct suggest sg;
+        suggest_init(&sg, ov->key);
+        for (size_t i = 0; i < ld->sd->nkeys; i++)
+            suggest_add(&sg, ld->sd->keys[i].name);
+        for (size_t i = 0; ld->sd->kind == SEC_CALIB && i < NCALIB_REGISTRY; i++)
+            suggest_add(&sg, calib_registry[i].key);
+        const char *near = suggest_result(&sg);
+        return diag_error(d, ov->origin, 0, "%s has no key '%s'%s%s%s (machine %s)", ld->label,
+                          ov->key, near ? "; did you mean " : "", near ? near : "",
+                          near ? "?" : "", path);
+    }
+    if (rc == 0 && line > 0 && ld->sd->kind != SEC_CALIB)
+        ld->key_line[ld->last_key] = line;
+    return rc;
+}
+
+static int on_key(void *ctx, const char *section, const char *key, const char *value,
+                  bool continuation, int line, struct diag *d)
+{
+    struct loader *ld = ctx;
+    (void)section; /* the loader tracks the open section itself */
+    if (!ld->sd)
+        return diag_error(d, ld->path, line, "key '%s' before any section", key);
+    const struct sec_desc *sd = ld->sd;
+    if (continuation && ld->last_key_overridden)
+        return 0; /* more of a list the override replaces */
+    /* inih hands an indented line to the previous key; only lists take more. */
+    if (continuation && ld->last_key >= 0 && strcmp(key, sd->keys[ld->last_key].name) == 0) {
+        const struct key_desc *k = &sd->keys[ld->last_key];
+        if (k->type != KT_MHZ_LIST && k->type != KT_PERF_LIST)
+            return diag_error(d, ld->path, line,
+                              "'%s' takes one value (an indented line continues the key above)",
+                              key);
+        return parse_mhz_list(ld, line, k, value, d);
+    }
+    int o = override_of(ld, key);
+    ld->last_key_overridden = o >= 0;
+    if (o >= 0)
+        return apply_override(ld, o, line, d);
+    int rc = set_key(ld, key, value, line, d);
+    return rc == -2 ? diag_error(d, ld->path, line, "unknown key '%s' in %s", key, ld->label) : rc;
 }
 
 /* ---- whole-file checks and topology ------------------------------------------- */
@@ -1012,23 +1098,55 @@ static int check_l2_groups(struct loader *ld, struct diag *d)
 
 /* ---- public ------------------------------------------------------------------ */
 
-struct hw_machine *hw_machine_load(const char *path, struct diag *d)
+/* An override of a section the file does not have. */
+static int check_override_sections(struct loader *ld, struct diag *d)
+{
+    for (int o = 0; o < ld->nov; o++) {
+        if (ld->ov_section_seen[o])
+            continue;
+        struct suggest sg;
+        suggest_init(&sg, ld->ov[o].section);
+        for (int i = 0; i < ld->nheaders; i++)
+            suggest_add(&sg, ld->headers[i]);
+        const char *near = suggest_result(&sg);
+        return diag_error(d, ld->ov[o].origin, 0, "machine %s has no section [%s]%s%s%s", ld->path,
+                          ld->ov[o].section, near ? "; did you mean [" : "", near ? near : "",
+                          near ? "]?" : "");
+    }
+    return 0;
+}
+
+struct hw_machine *hw_machine_load_with(const char *path, const struct hw_machine_override *ov,
+                                        int nov, struct diag *d)
 {
     struct hw_machine *m = xcalloc(1, sizeof *m);
-    struct loader ld = { .path = path, .m = m, .last_key = -1 };
+    struct loader ld = { .path = path, .m = m, .last_key = -1, .ov = ov, .nov = nov };
     static const struct inifile_ops ops = { .section = on_section, .key = on_key };
+    ld.ov_done = xcalloc((size_t)nov + 1, sizeof *ld.ov_done);
+    ld.ov_section_seen = xcalloc((size_t)nov + 1, sizeof *ld.ov_section_seen);
     m->path = xstrdup(path);
-    if (inifile_parse(path, &ops, &ld, d) != 0)
-        goto fail;
-    if (close_section(&ld, d) != 0 || check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0)
-        goto fail;
-    build_topology(m);
-    if (check_firmware(&ld, d) != 0 || check_l2_groups(&ld, d) != 0)
-        goto fail;
-    return m;
-fail:
+    int rc = inifile_parse(path, &ops, &ld, d);
+    if (rc == 0 && (close_section(&ld, d) != 0 || check_override_sections(&ld, d) != 0 ||
+                    check_machine(&ld, d) != 0 || check_pkgstates(&ld, d) != 0))
+        rc = -1;
+    if (rc == 0)
+        build_topology(m);
+    if (rc == 0 && (check_firmware(&ld, d) != 0 || check_l2_groups(&ld, d) != 0))
+        rc = -1;
+    for (int i = 0; i < ld.nheaders; i++)
+        free(ld.headers[i]);
+    free(ld.headers);
+    free(ld.ov_done);
+    free(ld.ov_section_seen);
+    if (rc == 0)
+        return m;
     hw_machine_free(m);
     return NULL;
+}
+
+struct hw_machine *hw_machine_load(const char *path, struct diag *d)
+{
+    return hw_machine_load_with(path, NULL, 0, d);
 }
 
 void hw_machine_free(struct hw_machine *m)

@@ -197,6 +197,23 @@ struct hw_machine {
  * on any unknown section or key, bad number, out-of-range value or missing
  * required key. Free with hw_machine_free. */
 struct hw_machine *hw_machine_load(const char *path, struct diag *d);
+
+/* One key of a machine file replaced for a run (--set machine.SECTION.KEY=
+ * VALUE): the file's value of KEY in the section whose header words are
+ * `section` (single-spaced: "cstate P C6", "rapl"), or the key added there
+ * when the file leaves it out. */
+struct hw_machine_override {
+    const char *section;
+    const char *key;
+    const char *value;
+    const char *origin;            /* where it came from, for messages */
+};
+
+/* hw_machine_load with overrides: each is checked as the file's own line
+ * would be (a bad value is "ORIGIN: ..."); a section the file lacks or a key
+ * its section does not take is an error naming the closest one. */
+struct hw_machine *hw_machine_load_with(const char *path, const struct hw_machine_override *ov,
+                                        int nov, struct diag *d);
 void hw_machine_free(struct hw_machine *m);
 
 /* Find machine NAME: NAME.ini in each directory of the colon-separated list

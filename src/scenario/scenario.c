@@ -51,6 +51,8 @@ struct scn_parse {
     int nkv;
     char **origins;   /* "--set TEXT" of each --set, for messages */
     int norigins;
+    struct hw_machine_override *machine_ov; /* --set machine.*: strings owned */
+    int nmachine_ov;
 };
 
 static bool scn_valid_name(const char *name)
@@ -295,7 +297,7 @@ static int scn_load_machine(struct scn_parse *st, const struct scenario_load_opt
         diag_error(d, st->path, line, "unknown machine '%s' (looked for %s.ini in %s)",
                    s->machine_name, s->machine_name, dirs);
     else
-        s->machine = hw_machine_load(path, d);
+        s->machine = hw_machine_load_with(path, st->machine_ov, st->nmachine_ov, d);
     free(path);
     free(dirs);
     return s->machine ? intel_idle_check_machine(s->machine, d) : -1;
@@ -720,6 +722,37 @@ static int scn_set_vm(struct scn_parse *st, const char *origin, const char *rest
     return 0;
 }
 
+/* --set machine.SECTION.KEY=VALUE: a key of the machine file, SECTION its
+ * header's words joined by '.' or blanks (machine.cstate.P.C6.exit_latency_us,
+ * machine.rapl.pl1_w); checked when the machine is loaded. */
+static int scn_set_machine(struct scn_parse *st, const char *origin, const char *rest,
+                           const char *value, struct diag *d)
+{
+    const char *dot = strrchr(rest, '.');
+    if (!dot || dot == rest || !dot[1])
+        return diag_error(d, origin, 0, "expected machine.SECTION.KEY=VALUE with SECTION a "
+                          "machine-file header, e.g. machine.cstate.P.C6.exit_latency_us=200 "
+                          "or machine.rapl.pl1_w=35");
+    char *section = xasprintf("%.*s", (int)(dot - rest), rest);
+    char *out = section;
+    for (const char *p = section; *p; p++) { /* words single-spaced */
+        bool sep = *p == '.' || *p == ' ' || *p == '\t';
+        if (!sep)
+            *out++ = *p;
+        else if (out > section && out[-1] != ' ')
+            *out++ = ' ';
+    }
+    while (out > section && out[-1] == ' ')
+        out--;
+    *out = '\0';
+    st->machine_ov = xreallocarray(st->machine_ov, (size_t)st->nmachine_ov + 1,
+                                   sizeof *st->machine_ov);
+    st->machine_ov[st->nmachine_ov++] = (struct hw_machine_override){
+        .section = section, .key = xstrdup(dot + 1), .value = xstrdup(value), .origin = origin,
+    };
+    return 0;
+}
+
 /* One --set SECTION.KEY=VALUE (scenario_load_opts.sets). */
 static int scn_apply_set(struct scn_parse *st, const char *text, const char *label,
                          struct diag *d)
@@ -743,8 +776,7 @@ static int scn_apply_set(struct scn_parse *st, const char *text, const char *lab
     } else if (strcmp(section, "sweep") == 0) {
         rc = diag_error(d, origin, 0, "[sweep] is the grid of 'pmlab sweep' (--grid KEY=V1,V2)");
     } else if (strcmp(section, "machine") == 0) {
-        rc = diag_error(d, origin, 0, "machine files are not overridden from the command line: "
-                        "scenario.machine=NAME runs another machine");
+        rc = scn_set_machine(st, origin, rest, value, d);
     } else {
         int sec = -1;
         for (int i = 0; i < SEC_VARIANT0; i++)
@@ -761,7 +793,7 @@ static int scn_apply_set(struct scn_parse *st, const char *text, const char *lab
                      ? diag_error(d, origin, 0, "unknown section '%s'; did you mean %s?", section,
                                   suggest_result(&sg))
                      : diag_error(d, origin, 0, "unknown section '%s' (scenario, workload, quick, "
-                                  "report, variant.NAME, vm.NAME)", section);
+                                  "report, variant.NAME, vm.NAME, machine.SECTION)", section);
         }
     }
     free(section);
@@ -813,6 +845,12 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
     for (int i = 0; i < st.norigins; i++)
         free(st.origins[i]);
     free(st.origins);
+    for (int i = 0; i < st.nmachine_ov; i++) {
+        free((char *)st.machine_ov[i].section);
+        free((char *)st.machine_ov[i].key);
+        free((char *)st.machine_ov[i].value);
+    }
+    free(st.machine_ov);
     if (rc != 0) {
         scenario_free(s);
         return NULL;

@@ -73,6 +73,25 @@ bad variant.menu.workload.type=fio "a variant cannot change the workload's type"
 bad noequals "expected SECTION.KEY=VALUE"
 ok "bad --set: exit 2 with the option named"
 
+# --set machine.SECTION.KEY: the machine file's own value changes nothing,
+# another one does (a deeper P-core C6 exit latency); either header spelling;
+# a grid over it; bad keys and sections: exit 2 with did you mean.
+"$P" run "$S" $Q --variant base --set machine.cstate.P.C6.exit_latency_us=170 >"$T/c6same.csv" ||
+    fail "--set machine key (the file's value)"
+cmp -s "$T/base.csv" "$T/c6same.csv" || fail "machine.cstate.P.C6.exit_latency_us=170 (the file's value) changed the output"
+"$P" run "$S" $Q --variant base --set "machine.cstate P C6.exit_latency_us=20" >"$T/c6.csv" ||
+    fail "--set machine key"
+cmp -s "$T/base.csv" "$T/c6.csv" && fail "machine.cstate P C6.exit_latency_us=20 changed nothing"
+bad machine.cstate.P.C6.exit_latncy_us=20 "^--set machine.cstate.P.C6.exit_latncy_us=20: \[cstate P C6\] has no key 'exit_latncy_us'; did you mean exit_latency_us?"
+bad machine.cstat.P.C6.exit_latency_us=20 "has no section \[cstat P C6\]; did you mean \[cstate P C6\]?"
+bad machine.cstate.P.C6.exit_latency_us=x "^--set machine.cstate.P.C6.exit_latency_us=x: exit_latency_us: 'x' is not a number"
+bad machine.threads=1 "expected machine.SECTION.KEY=VALUE"
+"$P" sweep "$S" --quick --quiet --reps 2 --jobs 2 --db c6.db \
+    --grid machine.cstate.P.C6.exit_latency_us=170,20 >/dev/null || fail "sweep over a machine key"
+"$P" export c6.db >c6.csv || fail "export c6.db"
+grep -q "machine.cstate.P.C6.exit_latency_us" c6.csv || fail "the machine key is not in the export"
+ok "--set machine.SECTION.KEY and a grid over it"
+
 # pmlab sweep: a tiny grid, quick, short windows.
 SW=$S
 G="--quick --quiet --reps 2"
