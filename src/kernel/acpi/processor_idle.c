@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NSEC_PER_USEC 1000
+#include "sim/time.h"
 
 /* The boot knobs acpi_idle reads. */
 struct acpi_idle_opts {
@@ -137,7 +137,7 @@ static void acpi_idle_fill_state(struct cpuidle_state *s, int idx, const struct 
         s->enter = CPUIDLE_ENTER_HLT;
         break;
     }
-    s->exit_latency_ns = cx->latency_us * NSEC_PER_USEC;
+    s->exit_latency_ns = cx->latency_us * SIM_NS_PER_US;
     s->target_residency_ns = s->exit_latency_ns * o->latency_factor;
     s->flags = cx->type == 3 ? CPUIDLE_FLAG_TLB_FLUSHED : 0;
 }

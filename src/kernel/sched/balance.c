@@ -69,7 +69,8 @@
 
 #define SYSCTL_SCHED_MIGRATION_COST_NS 500000 /* sysctl_sched_migration_cost, 0.5 ms */
 #define SYSCTL_SCHED_NR_MIGRATE 32            /* sysctl_sched_nr_migrate (PREEMPT_RT: 8) */
-#define BALANCE_COST_NS_PER_CPU 100           /* assumed cost of reading one runqueue */
+#define BALANCE_COST_NS_PER_CPU 100           /* cost of reading one runqueue: an estimate,
+                                                * no measured source (feeds max_newidle_lb_cost) */
 #define MAX_PINNED_INTERVAL_MS 512            /* balance_interval cap when all pinned */
 #define NEWIDLE_COST_DECAY_NS SIM_NS_PER_S    /* max_newidle_lb_cost decays once per HZ */
 
