@@ -41,8 +41,8 @@
 
 #include "kernel/cpuidle/driver.h"
 #include "kernel/x86/bugs.h"
+#include "sim/time.h"
 
-#define NSEC_PER_USEC 1000
 
 /* One row of a static table: latency and residency in µs, as in the kernel. */
 struct intel_idle_cstate {
@@ -587,8 +587,8 @@ static void intel_idle_init_cstates_icpu(const struct hw_machine *m, const struc
         struct cpuidle_state *s = &drv->states[drv->state_count];
         snprintf(s->name, sizeof s->name, "%s", c->name);
         snprintf(s->desc, sizeof s->desc, "MWAIT 0x%02x", (unsigned)c->mwait_hint);
-        s->exit_latency_ns = c->exit_latency_us * NSEC_PER_USEC;
-        s->target_residency_ns = c->target_residency_us * NSEC_PER_USEC;
+        s->exit_latency_ns = c->exit_latency_us * SIM_NS_PER_US;
+        s->target_residency_ns = c->target_residency_us * SIM_NS_PER_US;
         s->flags = intel_idle_flags_for_kernel(c->flags, &kp->kernel);
         s->mwait_hint = c->mwait_hint;
         state_update_enter_method(s, o);
@@ -619,7 +619,7 @@ static void intel_idle_init_cstates_acpi(const struct intel_idle_opts *o,
         /* cstate < ACPI_CST_MAX: the cast only tells the compiler so. */
         snprintf(s->name, sizeof s->name, "C%u_ACPI", (unsigned)(unsigned char)cstate);
         snprintf(s->desc, sizeof s->desc, "ACPI FFH MWAIT 0x%x", (unsigned)cx->mwait_hint);
-        s->exit_latency_ns = cx->latency_us * NSEC_PER_USEC;
+        s->exit_latency_ns = cx->latency_us * SIM_NS_PER_US;
         /* Residency: the latency for C1-type, three times it for deeper types. */
         s->target_residency_ns = s->exit_latency_ns * (cx->type > 1 ? 3 : 1);
         s->flags = cx->type > 2 ? CPUIDLE_FLAG_TLB_FLUSHED : 0;
