@@ -92,12 +92,94 @@ static void test_holm(void **state)
     assert_float_equal(qadj[1], 1, 0);
 }
 
+/* Fisher-Pitman on the Welch example's samples: of the C(10, 5) = 252
+ * splits of the pooled values, 10 have a difference in means of magnitude
+ * at least 3 (enumerated by hand-checked script: itertools.combinations),
+ * so p = 10 / 252 exactly. The interval is the set of shifts the test
+ * keeps (p >= .05), [0.5, 5.5] on a 0.001 grid. 1..4 against 5..8: only the
+ * observed split and its mirror are as extreme, p = 2 / 70. */
+static void test_perm_exact(void **state)
+{
+    (void)state;
+    double x[5] = { 10, 12, 11, 13, 9 }, y[5] = { 14, 15, 13, 16, 12 };
+    struct rpt_diff_test t;
+    assert_int_equal(rpt_perm_test(x, 5, y, 5, 1, &t), 0);
+    assert_float_equal(t.diff, 3, 1e-12);
+    assert_float_equal(t.p_value, 10.0 / 252, 1e-12);
+    assert_true(t.exact);
+    assert_float_equal(t.rearrangements, 252, 0);
+    assert_float_equal(t.p_min, 2.0 / 252, 1e-12);
+    assert_float_equal(t.ci_lo, 0.5, 1e-6);
+    assert_float_equal(t.ci_hi, 5.5, 1e-6);
+    double a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 };
+    assert_int_equal(rpt_perm_test(a, 4, b, 4, 1, &t), 0);
+    assert_float_equal(t.p_value, 2.0 / 70, 1e-12);
+    assert_int_equal(rpt_perm_test(a, 1, b, 4, 1, &t), -1);
+}
+
+/* Sign flips of the paired example's differences 1, 1.5, .5, 1, 1.5: all
+ * positive, so only no flip and all flips reach |mean| 1.1: p = 2 / 32.
+ * The t test gave .0042 on the same pairs; 5 pairs cannot do better than
+ * .0625 without assuming normality, so no 95 % interval exists either.
+ * Four pairs differing by exactly 350 (a constant metric that moved a
+ * step): t called that exact (p = 0); sign flips say 2 / 16. */
+static void test_signflip_exact(void **state)
+{
+    (void)state;
+    double a[5] = { 10, 12, 11, 13, 9 }, b[5] = { 11, 13.5, 11.5, 14, 10.5 };
+    struct rpt_diff_test t;
+    assert_int_equal(rpt_signflip_test(a, b, 5, 1, &t), 0);
+    assert_float_equal(t.diff, 1.1, 1e-12);
+    assert_float_equal(t.p_value, 2.0 / 32, 1e-12);
+    assert_float_equal(t.p_min, 2.0 / 32, 1e-12);
+    assert_true(isinf(t.ci_lo) && t.ci_lo < 0 && isinf(t.ci_hi) && t.ci_hi > 0);
+    double c[4] = { 17150, 17150, 17150, 17150 }, e[4] = { 17500, 17500, 17500, 17500 };
+    assert_int_equal(rpt_signflip_test(c, e, 4, 1, &t), 0);
+    assert_float_equal(t.p_value, 2.0 / 16, 1e-12);
+    /* 20 pairs (2^20 > 10^5 sign sets): Monte-Carlo, the same for the same
+     * seed; a clear shift still gives the smallest p the draws allow. */
+    double f[20], g[20];
+    for (int i = 0; i < 20; i++) {
+        f[i] = 100 + i;
+        g[i] = 110 + i + (i % 3) * 0.5;
+    }
+    struct rpt_diff_test t2;
+    assert_int_equal(rpt_signflip_test(f, g, 20, 7, &t), 0);
+    assert_int_equal(rpt_signflip_test(f, g, 20, 7, &t2), 0);
+    assert_false(t.exact);
+    assert_float_equal(t.rearrangements, RPT_PERM_DRAWS, 0);
+    assert_float_equal(t.p_value, t2.p_value, 0);
+    assert_true(t.p_value <= 2.0 / (RPT_PERM_DRAWS + 1));
+    assert_true(t.ci_lo > 9 && t.ci_hi < 12);
+}
+
+/* Which samples the t test cannot judge. */
+static void test_t_unsuited(void **state)
+{
+    (void)state;
+    double level[4] = { 339.9, 339.9, 339.9, 339.9 }, next[4] = { 340.0, 340.0, 340.0, 340.0 };
+    double two[4] = { 339.9, 340.0, 339.9, 340.0 }, spread[4] = { 339.87, 339.91, 339.92, 339.9 };
+    double tie[4] = { 339.9, 340.0, 339.9, 340.1 };
+    assert_true(rpt_sample_discrete(level, 4));   /* constant */
+    assert_true(rpt_sample_discrete(two, 4));     /* two levels */
+    assert_false(rpt_sample_discrete(tie, 4));    /* one tie: 3 distinct of 4 */
+    assert_false(rpt_sample_discrete(spread, 4)); /* 4 distinct values */
+    assert_false(rpt_sample_discrete(level, 1));
+    assert_true(rpt_t_unsuited(level, 4, next, 4));
+    assert_true(rpt_t_unsuited(spread, 4, level, 4));
+    double u[4] = { 1, 2, 3, 4 }, w[4] = { 5, 6, 7, 8 }, v[4] = { 4, 3, 2, 1 };
+    assert_false(rpt_t_unsuited(u, 4, w, 4));
+    assert_true(rpt_t_unsuited(u, 4, v, 4)); /* pooled: 4 distinct of 8 */
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* as src/main.c does */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paired_t),   cmocka_unit_test(test_paired_exact_and_undefined),
         cmocka_unit_test(test_welch_t),    cmocka_unit_test(test_holm),
+        cmocka_unit_test(test_perm_exact), cmocka_unit_test(test_signflip_exact),
+        cmocka_unit_test(test_t_unsuited),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

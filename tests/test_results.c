@@ -53,7 +53,7 @@ static void test_welch(void **state)
     fill(&a, "thr", RPT_HIGHER_BETTER, x, 5);
     fill(&b, "thr", RPT_HIGHER_BETTER, y, 5);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, false, &c);
+    rpt_compare_metric(&a, &b, false, 0, &c);
     /* diff 3, se = sqrt(2.5/5 + 2.5/5) = 1, df = 8, t = 3:
      * p = 0.01707168, CI = 3 -+ 2.306004 */
     assert_float_equal(c.delta_pct, 3.0 / 11 * 100, 1e-9);
@@ -63,10 +63,10 @@ static void test_welch(void **state)
     assert_string_equal(c.verdict, "better");
     /* The same change on a lower-is-better metric is worse. */
     a.better = b.better = RPT_LOWER_BETTER;
-    rpt_compare_metric(&a, &b, false, &c);
+    rpt_compare_metric(&a, &b, false, 0, &c);
     assert_string_equal(c.verdict, "worse");
     a.better = b.better = RPT_NEUTRAL;
-    rpt_compare_metric(&a, &b, false, &c);
+    rpt_compare_metric(&a, &b, false, 0, &c);
     assert_string_equal(c.verdict, "higher");
     free(a.values);
     free(b.values);
@@ -81,7 +81,7 @@ static void test_noise(void **state)
     fill(&a, "m", RPT_LOWER_BETTER, x, 4);
     fill(&b, "m", RPT_LOWER_BETTER, y, 4);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, false, &c);
+    rpt_compare_metric(&a, &b, false, 0, &c);
     assert_string_equal(c.verdict, "noise");
     assert_true(c.ci_lo_pct < 0 && c.ci_hi_pct > 0);
     assert_true(c.p_value > 0.05);
@@ -191,8 +191,11 @@ static void test_paired_comparison(void **state)
 /* A quantized metric: every pair differs by exactly 2 while each side
  * spreads (10, 12, 14 against 12, 14, 16). The paired variance is 0, which
  * would claim p = 0; Welch uses the spread: diff 2, se = sqrt(4/3 + 4/3) =
- * 1.632993, t = 1.224745 on 4 df, p = .2878 (R: t.test(b, a)). A truly
- * deterministic metric (no spread on either side) stays exact. */
+ * 1.632993, t = 1.224745 on 4 df, p = .2878 (R: t.test(b, a)). A metric
+ * with no spread on either side was called an exact difference (p = 0,
+ * "worse"); 3 pairs are all the evidence there is, and sign flips give p =
+ * 2 / 2^3 = .25: no verdict, and no 95 % interval (3 pairs cannot reach p <
+ * .05 without a distributional assumption). */
 static void test_paired_degenerate(void **state)
 {
     (void)state;
@@ -206,9 +209,11 @@ static void test_paired_degenerate(void **state)
     rpt_results_free(&r);
     double c[3] = { 10, 10, 10 }, e[3] = { 12, 12, 12 };
     two_variants(&r, 1, names, "us", RPT_LOWER_BETTER, c, e, 3, true);
-    assert_int_equal(r.cmp[0].test, RPT_TEST_PAIRED);
-    assert_float_equal(r.cmp[0].p_value, 0, 0);
-    assert_string_equal(r.cmp[0].verdict, "worse");
+    assert_int_equal(r.cmp[0].test, RPT_TEST_SIGNFLIP);
+    assert_string_equal(rpt_test_name(r.cmp[0].test), "sign-flip");
+    assert_float_equal(r.cmp[0].p_value, 0.25, 1e-12);
+    assert_true(isinf(r.cmp[0].ci_lo) && isinf(r.cmp[0].ci_hi));
+    assert_string_equal(r.cmp[0].verdict, "noise");
     rpt_results_free(&r);
 }
 

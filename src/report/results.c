@@ -175,7 +175,19 @@ const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, co
 
 const char *rpt_test_name(enum rpt_test t)
 {
-    return t == RPT_TEST_PAIRED ? "paired-t" : t == RPT_TEST_WELCH ? "welch-t" : "none";
+    switch (t) {
+    case RPT_TEST_PAIRED:
+        return "paired-t";
+    case RPT_TEST_WELCH:
+        return "welch-t";
+    case RPT_TEST_SIGNFLIP:
+        return "sign-flip";
+    case RPT_TEST_PERMUTATION:
+        return "permutation";
+    case RPT_TEST_NONE:
+        break;
+    }
+    return "none";
 }
 
 /* Near-zero baselines. A percentage of a baseline near zero is huge and says
@@ -228,8 +240,40 @@ static bool rpt_paired_degenerate(const struct rpt_metric *base, const struct rp
     return t->ci_lo == t->ci_hi && t->diff != 0 && (base->stddev > 0 || var->stddev > 0);
 }
 
+/* Paired on the differences, unless they have fewer than 2 pairs, or are
+ * degenerate (then unpaired), or discrete (then sign flips). */
+static enum rpt_test rpt_paired_test(const struct rpt_metric *base, const struct rpt_metric *var,
+                                     uint64_t seed, struct rpt_diff_test *t)
+{
+    if (rpt_paired_t(base->values, var->values, base->n, t) != 0 ||
+        rpt_paired_degenerate(base, var, t))
+        return RPT_TEST_NONE;
+    double *d = xcalloc((size_t)base->n, sizeof *d);
+    for (int i = 0; i < base->n; i++)
+        d[i] = var->values[i] - base->values[i];
+    bool discrete = rpt_sample_discrete(d, base->n);
+    free(d);
+    if (!discrete)
+        return RPT_TEST_PAIRED;
+    return rpt_signflip_test(base->values, var->values, base->n, seed, t) == 0 ? RPT_TEST_SIGNFLIP
+                                                                               : RPT_TEST_NONE;
+}
+
+static enum rpt_test rpt_unpaired_test(const struct rpt_metric *base,
+                                       const struct rpt_metric *var, uint64_t seed,
+                                       struct rpt_diff_test *t)
+{
+    if (rpt_welch_t(base->values, base->n, var->values, var->n, t) != 0)
+        return RPT_TEST_NONE;
+    if (!rpt_t_unsuited(base->values, base->n, var->values, var->n))
+        return RPT_TEST_WELCH;
+    return rpt_perm_test(base->values, base->n, var->values, var->n, seed, t) == 0
+               ? RPT_TEST_PERMUTATION
+               : RPT_TEST_NONE;
+}
+
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
-                        struct rpt_comparison *out)
+                        uint64_t seed, struct rpt_comparison *out)
 {
     memset(out, 0, sizeof *out);
     str_copy(out->metric, sizeof out->metric, base->name);
@@ -237,13 +281,14 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
     out->n_variant = var->n;
     out->delta = var->mean - base->mean;
     struct rpt_diff_test t = { 0 };
-    if (paired && base->n == var->n && rpt_paired_t(base->values, var->values, base->n, &t) == 0 &&
-        !rpt_paired_degenerate(base, var, &t))
-        out->test = RPT_TEST_PAIRED;
-    else if (rpt_welch_t(base->values, base->n, var->values, var->n, &t) == 0)
-        out->test = RPT_TEST_WELCH;
-    else
-        out->test = RPT_TEST_NONE;
+    out->test = RPT_TEST_NONE;
+    if (paired && base->n == var->n)
+        out->test = rpt_paired_test(base, var, seed, &t);
+    if (out->test == RPT_TEST_NONE)
+        out->test = rpt_unpaired_test(base, var, seed, &t);
+    out->p_min = out->test ? t.p_min : NAN;
+    out->rearrangements = out->test ? t.rearrangements : 0;
+    out->exact = t.exact;
     out->ci_lo = out->test ? t.ci_lo : NAN;
     out->ci_hi = out->test ? t.ci_hi : NAN;
     out->p_value = out->p_adjusted = out->test ? t.p_value : NAN;
@@ -287,6 +332,17 @@ static void rpt_adjust_family(struct rpt_results *r, int first, int n, bool cpus
     free(adj);
 }
 
+/* The seed of one comparison's Monte-Carlo draws: the run's seed mixed
+ * with the variant and the metric's name (FNV-1a), so that each metric has
+ * a stream of its own and a report is a pure function of (scenario, seed). */
+static uint64_t rpt_metric_seed(uint64_t seed, int variant, const char *metric)
+{
+    uint64_t h = 14695981039346656037ull ^ seed;
+    for (const char *c = metric; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h ^ ((uint64_t)variant << 32);
+}
+
 void rpt_compare_all(struct rpt_results *r)
 {
     if (r->nvariants < 2)
@@ -301,7 +357,7 @@ void rpt_compare_all(struct rpt_results *r)
                 continue;
             r->cmp = xreallocarray(r->cmp, (size_t)r->ncmp + 1, sizeof *r->cmp);
             struct rpt_comparison *c = &r->cmp[r->ncmp++];
-            rpt_compare_metric(&b->metrics[i], mv, r->paired, c);
+            rpt_compare_metric(&b->metrics[i], mv, r->paired, rpt_metric_seed(r->seed, v, mv->name), c);
             c->base = b->name;
             c->variant = var->name;
         }

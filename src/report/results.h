@@ -58,6 +58,10 @@ enum rpt_test {
     RPT_TEST_NONE,           /* no test: fewer than 2 replications, or a value not finite */
     RPT_TEST_PAIRED,         /* paired t on per-replication differences (common random numbers) */
     RPT_TEST_WELCH,          /* Welch's t: independent samples */
+    /* Samples a t test cannot judge (rpt_t_unsuited: a few discrete levels,
+     * a constant side): the exact permutation tests of inference.h. */
+    RPT_TEST_SIGNFLIP,       /* paired: sign flips of the per-replication differences */
+    RPT_TEST_PERMUTATION,    /* unpaired: splits of the pooled values (Fisher-Pitman) */
 };
 
 struct rpt_comparison {
@@ -74,6 +78,10 @@ struct rpt_comparison {
     bool absolute;
     char delta_unit[RPT_UNIT_MAX];
     double p_value;               /* two-sided, of the test; NaN without a test */
+    double p_min;                 /* permutation tests: the smallest p the replications
+                                   * allow (0 for a t test) */
+    double rearrangements;        /* permutation tests: rearrangements weighed; 0 else */
+    bool exact;                   /* permutation tests: all of them (else Monte-Carlo) */
     double p_adjusted;            /* Holm over the variant's family (host-wide or cpus.*);
                                    * NaN without a test */
     /* better | worse | noise (higher | lower | noise for neutral metrics),
@@ -133,16 +141,21 @@ void rpt_compare_all(struct rpt_results *r);
 /* One comparison, without the multiple-comparison step: p_adjusted =
  * p_value and the verdict from it. Paired needs base->n == var->n, else, or
  * when every pair differs by the same amount although the values vary (a
- * quantized metric), Welch. Exposed for the tests. */
+ * quantized metric), unpaired. Either way a sample a t test cannot judge
+ * (rpt_t_unsuited; for pairs, rpt_sample_discrete of the differences) gets
+ * the permutation test instead: sign flips paired, splits unpaired, whose
+ * Monte-Carlo draws (many replications only) come from a stream seeded by
+ * seed. Exposed for the tests. */
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
-                        struct rpt_comparison *out);
+                        uint64_t seed, struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);
 /* The mean of metric name in v, or missing if v has no such metric. */
 double rpt_variant_mean(const struct rpt_variant *v, const char *name, double missing);
 /* The comparison of metric in variant against the first variant, or NULL. */
 const struct rpt_comparison *rpt_find_comparison(const struct rpt_results *r, const char *variant,
                                                  const char *metric);
-/* "paired-t" / "welch-t" / "none": a test's name in JSON and CSV. */
+/* "paired-t" / "welch-t" / "sign-flip" / "permutation" / "none": a test's
+ * name in JSON and CSV. */
 const char *rpt_test_name(enum rpt_test t);
 void rpt_results_free(struct rpt_results *r);
 

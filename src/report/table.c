@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/cells.h"
+#include "report/inference.h"
 #include "report/results.h"
 
 /* Decimals suited to a magnitude. */
@@ -125,7 +126,7 @@ void rpt_cell_delta(const struct rpt_comparison *c, char *delta, size_t dsize, c
 {
     const char *unit = table_delta_unit(c);
     char n[24];
-    if (c->test == RPT_TEST_WELCH)
+    if (c->test == RPT_TEST_WELCH || c->test == RPT_TEST_PERMUTATION)
         snprintf(n, sizeof n, "(%d, %d)", c->n_base, c->n_variant);
     else
         snprintf(n, sizeof n, "(%d)", c->n_base < c->n_variant ? c->n_base : c->n_variant);
@@ -167,14 +168,31 @@ static void table_variant_cells(const struct rpt_results *r, const struct rpt_va
             c->verdict);
 }
 
+/* Why some rows were judged by a permutation test, and what that allows. */
+static void table_note_permutation(double p_min, FILE *out)
+{
+    fprintf(out, "sign-flip/permutation rows: values on a few discrete levels or constant, which a "
+                 "t test cannot judge; exact permutation test, interval by inverting it");
+    if (p_min >= RPT_ALPHA)
+        fprintf(out, "; with these replications some cannot reach p < %.2g (smallest possible p "
+                     "%.3g): run more replications for a verdict", RPT_ALPHA, p_min);
+    fputc('\n', out);
+}
+
 /* Notes under the metrics: why a row says n/a, what a non-% delta is. */
 void rpt_table_notes(const struct rpt_results *r, FILE *out)
 {
-    bool na = false, absolute = false, unpaired = false;
+    bool na = false, absolute = false, unpaired = false, perm = false;
+    double p_min = 0;
     for (int i = 0; i < r->ncmp; i++) {
-        na |= r->cmp[i].test == RPT_TEST_NONE;
-        absolute |= r->cmp[i].absolute;
-        unpaired |= r->paired && r->cmp[i].test == RPT_TEST_WELCH;
+        const struct rpt_comparison *c = &r->cmp[i];
+        na |= c->test == RPT_TEST_NONE;
+        absolute |= c->absolute;
+        unpaired |= r->paired && (c->test == RPT_TEST_WELCH || c->test == RPT_TEST_PERMUTATION);
+        if (c->test == RPT_TEST_SIGNFLIP || c->test == RPT_TEST_PERMUTATION) {
+            perm = true;
+            p_min = fmax(p_min, c->p_min);
+        }
     }
     if (na)
         fprintf(out, "n/a: fewer than 2 replications (or a value that is not a number): no "
@@ -184,10 +202,12 @@ void rpt_table_notes(const struct rpt_results *r, FILE *out)
                      "or a rate under 1, or 0), so the difference is shown in percentage points "
                      "(pp) or the metric's unit\n");
     if (unpaired)
-        fprintf(out, "(n, n): Welch's unpaired test: every pair differed by the same amount while "
+        fprintf(out, "(n, n): an unpaired test: every pair differed by the same amount while "
                      "the values varied (a quantized metric), so the paired variance, 0, says "
                      "nothing\n");
-    if (na || absolute || unpaired)
+    if (perm)
+        table_note_permutation(p_min, out);
+    if (na || absolute || unpaired || perm)
         fputc('\n', out);
 }
 
