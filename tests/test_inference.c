@@ -10,7 +10,11 @@
 #include <gsl/gsl_errno.h>
 #include <math.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "report/inference.h"
+#include "report/results.h"
 
 static void test_paired_t(void **state)
 {
@@ -172,6 +176,109 @@ static void test_t_unsuited(void **state)
     assert_true(rpt_t_unsuited(u, 4, v, 4)); /* pooled: 4 distinct of 8 */
 }
 
+/* A metric of one variant from its replications' values. */
+static void metric_of(struct rpt_metric *m, const char *name, const char *unit,
+                      enum rpt_better better, const double *v, int n)
+{
+    struct rpt_variant var = { 0 };
+    struct rpt_metric_set sets[12] = { 0 };
+    for (int i = 0; i < n; i++)
+        rpt_set_put(&sets[i], name, unit, better, v[i]);
+    rpt_variant_summarize(&var, sets, n);
+    *m = var.metrics[0];
+    for (int i = 0; i < n; i++)
+        rpt_set_free(&sets[i]);
+    free(var.metrics);
+}
+
+/* The verdict of b against a under the default thresholds (unpaired:
+ * two seeds). */
+static const char *verdict_of(const char *unit, enum rpt_better better, const double *a,
+                              const double *b, int n, bool paired, struct rpt_comparison *c)
+{
+    struct rpt_metric ma, mb;
+    metric_of(&ma, "m", unit, better, a, n);
+    metric_of(&mb, "m", unit, better, b, n);
+    rpt_compare_metric(&ma, &mb, paired, 1, &rpt_min_effect_default, c);
+    free(ma.values);
+    free(mb.values);
+    return c->verdict;
+}
+
+/* The defect: ibrs-off against itself, seeds 2023 and 2024, 4 replications
+ * each. pkg_watts at the RAPL limit sits on levels (338.5, 339.9, 340.0,
+ * 340.1 W); each seed's 4 landed on one, a little jitter apart: Welch p =
+ * 1e-4 on a +0.04 % change, called "worse". Two groups exactly on two
+ * adjacent levels were worse still: no spread, "exact", p = 0. Neither is
+ * worse now: the jittered ones are under the 0.5 % power threshold, the
+ * exact ones get the permutation test (p = 2 / 70) and the threshold. */
+static void test_discrete_levels_not_worse(void **state)
+{
+    (void)state;
+    struct rpt_comparison c;
+    const double seed2023[4] = { 339.898519783503, 339.91341209339845, 339.9212994601909,
+                                 339.86741727480404 };
+    const double seed2024[4] = { 340.03688563707937, 340.05664015722067, 340.01837103309595,
+                                 340.0655252875252 };
+    assert_string_equal(verdict_of("W", RPT_LOWER_BETTER, seed2023, seed2024, 4, false, &c),
+                        "negligible");
+    assert_int_equal(c.test, RPT_TEST_WELCH);
+    assert_true(c.p_value < 1e-3); /* significant: the threshold is what holds it back */
+    const double level[4] = { 339.9, 339.9, 339.9, 339.9 }, next[4] = { 340.0, 340.0, 340.0, 340.0 };
+    assert_string_not_equal(verdict_of("W", RPT_LOWER_BETTER, level, next, 4, false, &c), "worse");
+    assert_int_equal(c.test, RPT_TEST_PERMUTATION);
+    assert_float_equal(c.p_value, 2.0 / 70, 1e-12);
+}
+
+/* The threshold by class: power and throughput 0.5 %, latency 2 %, other
+ * none; a significant change under it is negligible, over it judged. */
+static void test_min_effect(void **state)
+{
+    (void)state;
+    struct rpt_comparison c;
+    const double base[4] = { 1000, 1001, 999, 1000.5 };
+    double up03[4], up06[4], up3[4];
+    for (int i = 0; i < 4; i++) {
+        up03[i] = base[i] * 1.003 + (i % 2) * 0.1;
+        up06[i] = base[i] * 1.006 + (i % 2) * 0.1;
+        up3[i] = base[i] * 1.03 + (i % 2) * 0.1;
+    }
+    assert_string_equal(verdict_of("W", RPT_LOWER_BETTER, base, up03, 4, true, &c), "negligible");
+    assert_true(c.p_value < 0.05);
+    assert_int_equal(c.effect_class, RPT_EFFECT_POWER);
+    assert_float_equal(c.min_effect_pct, 0.5, 0);
+    assert_string_equal(verdict_of("W", RPT_LOWER_BETTER, base, up06, 4, true, &c), "worse");
+    assert_string_equal(verdict_of("jOPS", RPT_HIGHER_BETTER, base, up03, 4, true, &c),
+                        "negligible");
+    assert_int_equal(c.effect_class, RPT_EFFECT_THROUGHPUT);
+    assert_string_equal(verdict_of("jOPS", RPT_HIGHER_BETTER, base, up06, 4, true, &c), "better");
+    assert_string_equal(verdict_of("us", RPT_LOWER_BETTER, base, up06, 4, true, &c), "negligible");
+    assert_int_equal(c.effect_class, RPT_EFFECT_LATENCY);
+    assert_string_equal(verdict_of("us", RPT_LOWER_BETTER, base, up3, 4, true, &c), "worse");
+    assert_string_equal(verdict_of("%", RPT_NEUTRAL, base, up03, 4, true, &c), "higher");
+    assert_int_equal(c.effect_class, RPT_EFFECT_OTHER);
+    /* No thresholds (NULL): p alone, as before. */
+    struct rpt_metric ma, mb;
+    metric_of(&ma, "m", "W", RPT_LOWER_BETTER, base, 4);
+    metric_of(&mb, "m", "W", RPT_LOWER_BETTER, up03, 4);
+    rpt_compare_metric(&ma, &mb, true, 1, NULL, &c);
+    assert_string_equal(c.verdict, "worse");
+    free(ma.values);
+    free(mb.values);
+}
+
+/* A clear large effect is still called, on the t test: ibrs-off's
+ * critical-jOPS gain (+10 %) over 4 paired replications. */
+static void test_large_effect_called(void **state)
+{
+    (void)state;
+    struct rpt_comparison c;
+    const double ibrs[4] = { 9800, 10150, 9975, 9915 }, off[4] = { 10850, 11200, 10990, 10920 };
+    assert_string_equal(verdict_of("jOPS", RPT_HIGHER_BETTER, ibrs, off, 4, true, &c), "better");
+    assert_int_equal(c.test, RPT_TEST_PAIRED);
+    assert_true(c.delta_pct > 9);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* as src/main.c does */
@@ -179,7 +286,8 @@ int main(void)
         cmocka_unit_test(test_paired_t),   cmocka_unit_test(test_paired_exact_and_undefined),
         cmocka_unit_test(test_welch_t),    cmocka_unit_test(test_holm),
         cmocka_unit_test(test_perm_exact), cmocka_unit_test(test_signflip_exact),
-        cmocka_unit_test(test_t_unsuited),
+        cmocka_unit_test(test_t_unsuited), cmocka_unit_test(test_discrete_levels_not_worse),
+        cmocka_unit_test(test_min_effect), cmocka_unit_test(test_large_effect_called),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,7 @@ static void test_welch(void **state)
     fill(&a, "thr", RPT_HIGHER_BETTER, x, 5);
     fill(&b, "thr", RPT_HIGHER_BETTER, y, 5);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, false, 0, &c);
+    rpt_compare_metric(&a, &b, false, 0, NULL, &c);
     /* diff 3, se = sqrt(2.5/5 + 2.5/5) = 1, df = 8, t = 3:
      * p = 0.01707168, CI = 3 -+ 2.306004 */
     assert_float_equal(c.delta_pct, 3.0 / 11 * 100, 1e-9);
@@ -63,10 +63,10 @@ static void test_welch(void **state)
     assert_string_equal(c.verdict, "better");
     /* The same change on a lower-is-better metric is worse. */
     a.better = b.better = RPT_LOWER_BETTER;
-    rpt_compare_metric(&a, &b, false, 0, &c);
+    rpt_compare_metric(&a, &b, false, 0, NULL, &c);
     assert_string_equal(c.verdict, "worse");
     a.better = b.better = RPT_NEUTRAL;
-    rpt_compare_metric(&a, &b, false, 0, &c);
+    rpt_compare_metric(&a, &b, false, 0, NULL, &c);
     assert_string_equal(c.verdict, "higher");
     free(a.values);
     free(b.values);
@@ -81,7 +81,7 @@ static void test_noise(void **state)
     fill(&a, "m", RPT_LOWER_BETTER, x, 4);
     fill(&b, "m", RPT_LOWER_BETTER, y, 4);
     struct rpt_comparison c;
-    rpt_compare_metric(&a, &b, false, 0, &c);
+    rpt_compare_metric(&a, &b, false, 0, NULL, &c);
     assert_string_equal(c.verdict, "noise");
     assert_true(c.ci_lo_pct < 0 && c.ci_hi_pct > 0);
     assert_true(c.p_value > 0.05);

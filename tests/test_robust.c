@@ -70,7 +70,7 @@ static void test_welch_tiny_values(void **state)
     metric(&ma, a, 2);
     metric(&mb, b, 2);
     struct rpt_comparison c;
-    rpt_compare_metric(&ma, &mb, false, 0, &c);
+    rpt_compare_metric(&ma, &mb, false, 0, NULL, &c);
     assert_int_equal(c.test, RPT_TEST_WELCH);
     assert_true(isfinite(c.ci_lo) && isfinite(c.ci_hi) && c.ci_lo < 0 && c.ci_hi > 0);
     assert_true(c.p_value > 0.05 && c.p_value < 1);
@@ -88,12 +88,12 @@ static void test_nan_no_verdict(void **state)
     metric(&mb, b, 2);
     metric(&mc, c3, 3);
     struct rpt_comparison c;
-    rpt_compare_metric(&ma, &mb, false, 0, &c);
+    rpt_compare_metric(&ma, &mb, false, 0, NULL, &c);
     assert_string_equal(c.verdict, "n/a");
     assert_true(isnan(c.p_value));
-    rpt_compare_metric(&mb, &ma, false, 0, &c);
+    rpt_compare_metric(&mb, &ma, false, 0, NULL, &c);
     assert_string_equal(c.verdict, "n/a");
-    rpt_compare_metric(&ma, &mc, true, 0, &c);
+    rpt_compare_metric(&ma, &mc, true, 0, NULL, &c);
     assert_string_equal(c.verdict, "n/a");
 }
 

@@ -44,7 +44,10 @@ static void compare_usage(void)
            "Both files must come from the same scenario and machine (and,\n"
            "when both have cpus.* metrics, the same --cpus list) and share at least one\n"
            "metric. A variant of B named like the baseline is shown as B:NAME\n"
-           "and the baseline as A:NAME.\n"
+           "and the baseline as A:NAME. A better/worse verdict also needs a change of at\n"
+           "least the practical threshold of the metric's class that A's run recorded\n"
+           "(\"min_effect\"; the defaults for a file without one); smaller significant\n"
+           "changes are 'negligible'.\n"
            "\n"
            "options:\n"
            "  --format table|json|csv  output format (default table)\n"
@@ -350,6 +353,22 @@ static void cmp_pairing(const struct cmp_file *a, const struct cmp_file *b, stru
         r->paired = true;
 }
 
+/* The practical thresholds of the verdicts: A's, as its run recorded them
+ * ("min_effect"), class by class; the defaults where A has none (a file
+ * from before thresholds, or a class it does not name). */
+static void cmp_min_effect(const struct cmp_file *a, struct rpt_results *r)
+{
+    const json_t *me = json_object_get(a->root, "min_effect");
+    r->min_effect = rpt_min_effect_default;
+    for (int k = 0; k < RPT_NEFFECT_CLASSES; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_pct", rpt_effect_class_name(k));
+        const json_t *v = json_object_get(me, key);
+        if (json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 100)
+            r->min_effect.pct[k] = json_number_value(v);
+    }
+}
+
 /* The results model: A's first variant, then every variant of B. */
 static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct rpt_results *r)
 {
@@ -379,6 +398,7 @@ static void cmp_build(const struct cmp_file *a, const struct cmp_file *b, struct
     if (offered && served)
         rpt_mark_saturation(r, offered, served);
     rpt_check_warmup(r);
+    cmp_min_effect(a, r);
     rpt_compare_all(r);
 }
 

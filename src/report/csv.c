@@ -52,6 +52,17 @@ static void csv_comparison(FILE *out, const struct rpt_comparison *c)
     fprintf(out, ",%s", c->absolute ? "absolute" : "relative");
 }
 
+/* The columns after saturated: the metric's class, its practical
+ * threshold, and the smallest p a permutation test could give (empty for a
+ * t test). */
+static void csv_threshold(FILE *out, const struct rpt_comparison *c)
+{
+    fprintf(out, ",%s", rpt_effect_class_name(c->effect_class));
+    csv_num(out, c->min_effect_pct);
+    bool perm = c->test == RPT_TEST_SIGNFLIP || c->test == RPT_TEST_PERMUTATION;
+    csv_num(out, perm ? c->p_min : NAN);
+}
+
 /* The unit of a turbostat series column. */
 static const char *csv_series_unit(const char *col)
 {
@@ -88,7 +99,7 @@ static void csv_series_rows(const struct rpt_results *r, const struct rpt_varian
                 double mean = rpt_series_mean(vs, i, c);
                 fprintf(out, isfinite(mean) ? ",%.10g" : ",", mean);
                 fputs(",,,,,,,,,,,,,,,", out);
-                fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
+                fprintf(out, ",%s,,,\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
             }
     }
 }
@@ -97,7 +108,8 @@ static void csv_render(const struct rpt_results *r, FILE *out)
 {
     fputs("scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,"
           "delta_pct,delta_ci95_lo_pct,delta_ci95_hi_pct,p_value,verdict,"
-          "test,delta,delta_ci95_lo,delta_ci95_hi,p_adjusted,delta_unit,delta_shown,saturated\n", out);
+          "test,delta,delta_ci95_lo,delta_ci95_hi,p_adjusted,delta_unit,delta_shown,saturated,"
+          "effect_class,min_effect_pct,p_min\n", out);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
         for (int i = 0; i < var->nmetrics; i++) {
@@ -120,7 +132,12 @@ static void csv_render(const struct rpt_results *r, FILE *out)
             else
                 fputs(",,,,,,,,,,,,", out); /* the 12 comparison columns */
             /* open-loop workloads: yes or no on every row of the variant */
-            fprintf(out, ",%s\n", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
+            fprintf(out, ",%s", !r->offered_metric ? "" : var->saturated ? "yes" : "no");
+            if (c && v > 0)
+                csv_threshold(out, c);
+            else
+                fputs(",,,", out);
+            fputc('\n', out);
         }
         csv_series_rows(r, var, out);
     }

@@ -32,7 +32,7 @@ static const char html_css[] =
     "td.knob{white-space:normal;min-width:8rem;overflow-wrap:anywhere;font-family:monospace}"
     "td.better{background:#d3f0da;color:#0b5d1e;font-weight:600}"
     "td.worse{background:#fbdcda;color:#8a1c13;font-weight:600}"
-    "td.noise,td.na{color:#6b6b6b}td.higher,td.lower{background:#e4ecfb}"
+    "td.noise,td.na,td.negligible{color:#6b6b6b}td.higher,td.lower{background:#e4ecfb}"
     "td.warn{color:#8a1c13;white-space:normal}"
     "pre{background:#f6f6f6;padding:.75rem;overflow-x:auto;font-size:.85rem;line-height:1.35}"
     "pre .diff{background:#ffe9a8;display:inline-block;min-width:100%}"
@@ -176,7 +176,7 @@ static void html_explain(FILE *out, const struct rpt_results *r, const struct ex
 }
 
 /* A compared variant's cells of a metric row, the verdict cell classed by
- * the verdict (better, worse, noise, higher, lower). */
+ * the verdict (better, worse, negligible, noise, higher, lower). */
 static void html_variant_cells(FILE *out, const struct rpt_results *r,
                                const struct rpt_variant *var, const char *metric)
 {

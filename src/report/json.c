@@ -116,6 +116,10 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "p_value", json_num(c->p_value));
     json_object_set_new(o, "p_adjusted", json_num(c->p_adjusted));
     json_object_set_new(o, "verdict", json_str(c->verdict));
+    json_object_set_new(o, "effect_class", json_string(rpt_effect_class_name(c->effect_class)));
+    json_object_set_new(o, "min_effect_pct", json_num(c->min_effect_pct));
+    bool perm = c->test == RPT_TEST_SIGNFLIP || c->test == RPT_TEST_PERMUTATION;
+    json_object_set_new(o, "p_min", json_num(perm ? c->p_min : NAN));
     return o;
 }
 
@@ -132,6 +136,13 @@ static void json_render(const struct rpt_results *r, FILE *out)
     if (!r->paired && r->unpaired_why)
         json_object_set_new(root, "unpaired", json_string(r->unpaired_why));
     json_object_set_new(root, "adjustment", json_string("holm"));
+    json_t *min_effect = json_object();
+    for (int k = 0; k < RPT_NEFFECT_CLASSES; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_pct", rpt_effect_class_name(k));
+        json_object_set_new(min_effect, key, json_real(r->min_effect.pct[k]));
+    }
+    json_object_set_new(root, "min_effect", min_effect);
     if (r->cpus)
         json_object_set_new(root, "cpus", json_string(r->cpus));
     if (r->primary)

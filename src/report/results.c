@@ -217,12 +217,57 @@ static void rpt_choose_scale(const struct rpt_metric *base, struct rpt_compariso
         }
 }
 
+const struct rpt_min_effect rpt_min_effect_default = {
+    .pct = { [RPT_EFFECT_POWER] = 0.5, [RPT_EFFECT_THROUGHPUT] = 0.5, [RPT_EFFECT_LATENCY] = 2,
+             [RPT_EFFECT_OTHER] = 0 },
+};
+
+static const char *const rpt_effect_names[RPT_NEFFECT_CLASSES] = {
+    [RPT_EFFECT_POWER] = "power", [RPT_EFFECT_THROUGHPUT] = "throughput",
+    [RPT_EFFECT_LATENCY] = "latency", [RPT_EFFECT_OTHER] = "other",
+};
+
+const char *rpt_effect_class_name(enum rpt_effect_class c)
+{
+    return c >= 0 && c < RPT_NEFFECT_CLASSES ? rpt_effect_names[c] : "other";
+}
+
+int rpt_effect_class_find(const char *name)
+{
+    for (int c = 0; c < RPT_NEFFECT_CLASSES; c++)
+        if (strcmp(rpt_effect_names[c], name) == 0)
+            return c;
+    return -1;
+}
+
+enum rpt_effect_class rpt_metric_effect_class(const char *unit, enum rpt_better better)
+{
+    static const char *const power[] = { "W", "mW", "J" }, *const time[] = { "ns", "us", "ms", "s" };
+    for (size_t i = 0; i < sizeof power / sizeof power[0]; i++)
+        if (strcmp(unit, power[i]) == 0)
+            return RPT_EFFECT_POWER;
+    for (size_t i = 0; i < sizeof time / sizeof time[0]; i++)
+        if (strcmp(unit, time[i]) == 0)
+            return RPT_EFFECT_LATENCY;
+    return better == RPT_HIGHER_BETTER ? RPT_EFFECT_THROUGHPUT : RPT_EFFECT_OTHER;
+}
+
+/* Under the practical threshold. A change from a zero baseline has no
+ * percentage and is never under it. */
+static bool rpt_below_min_effect(const struct rpt_comparison *c)
+{
+    return c->min_effect_pct > 0 && isfinite(c->delta_pct) &&
+           fabs(c->delta_pct) < c->min_effect_pct;
+}
+
 static const char *rpt_verdict(enum rpt_better better, const struct rpt_comparison *c)
 {
     if (c->test == RPT_TEST_NONE)
         return "n/a";
     if (!(c->p_adjusted < RPT_ALPHA) || c->delta == 0)
         return "noise";
+    if (rpt_below_min_effect(c))
+        return "negligible";
     bool up = c->delta > 0;
     if (better == RPT_NEUTRAL)
         return up ? "higher" : "lower";
@@ -273,7 +318,8 @@ static enum rpt_test rpt_unpaired_test(const struct rpt_metric *base,
 }
 
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
-                        uint64_t seed, struct rpt_comparison *out)
+                        uint64_t seed, const struct rpt_min_effect *min_effect,
+                        struct rpt_comparison *out)
 {
     memset(out, 0, sizeof *out);
     str_copy(out->metric, sizeof out->metric, base->name);
@@ -298,6 +344,8 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
     out->ci_lo_pct = out->ci_lo * scale;
     out->ci_hi_pct = out->ci_hi * scale;
     rpt_choose_scale(base, out);
+    out->effect_class = rpt_metric_effect_class(base->unit, base->better);
+    out->min_effect_pct = min_effect ? min_effect->pct[out->effect_class] : 0;
     out->verdict = rpt_verdict(base->better, out);
 }
 
@@ -357,7 +405,8 @@ void rpt_compare_all(struct rpt_results *r)
                 continue;
             r->cmp = xreallocarray(r->cmp, (size_t)r->ncmp + 1, sizeof *r->cmp);
             struct rpt_comparison *c = &r->cmp[r->ncmp++];
-            rpt_compare_metric(&b->metrics[i], mv, r->paired, rpt_metric_seed(r->seed, v, mv->name), c);
+            rpt_compare_metric(&b->metrics[i], mv, r->paired, rpt_metric_seed(r->seed, v, mv->name),
+                               &r->min_effect, c);
             c->base = b->name;
             c->variant = var->name;
         }

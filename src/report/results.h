@@ -53,6 +53,38 @@ struct rpt_variant {
     bool warmup_short;
 };
 
+/* The smallest change worth a verdict. A difference can be significant and
+ * still too small to act on: at the RAPL limit pkg_watts sits on a few
+ * levels 0.04 % apart, and 4 replications of one seed on one level against
+ * 4 of another on the next gave Welch p = 1e-4 for a change no user would
+ * act on (and 12 replications overlapped). So better/worse (higher/lower)
+ * also needs |delta| of at least the threshold of the metric's class, in %
+ * of the baseline mean; a significant change under it is "negligible".
+ * Classes by unit and direction (rpt_metric_effect_class): power (W),
+ * latency (a time: ns, us, ms, s), throughput (other higher-is-better
+ * metrics: jOPS, scores, IOPS, rates), other (shares, frequencies, counts,
+ * neutral metrics). The defaults are the limits of what a power or
+ * performance change is usually reported to (0.5 %) and of run-to-run
+ * latency jitter on real hosts (2 %); they are settable ([report]
+ * min_effect_CLASS_pct) because what is worth acting on is the user's
+ * call. 0 = no threshold. */
+enum rpt_effect_class {
+    RPT_EFFECT_POWER,
+    RPT_EFFECT_THROUGHPUT,
+    RPT_EFFECT_LATENCY,
+    RPT_EFFECT_OTHER,
+    RPT_NEFFECT_CLASSES
+};
+struct rpt_min_effect {
+    double pct[RPT_NEFFECT_CLASSES]; /* % of the baseline mean, per class */
+};
+extern const struct rpt_min_effect rpt_min_effect_default;
+/* "power", "throughput", "latency", "other". */
+const char *rpt_effect_class_name(enum rpt_effect_class c);
+/* The class named name, or -1. */
+int rpt_effect_class_find(const char *name);
+enum rpt_effect_class rpt_metric_effect_class(const char *unit, enum rpt_better better);
+
 /* How a variant's metric was compared with the baseline's. */
 enum rpt_test {
     RPT_TEST_NONE,           /* no test: fewer than 2 replications, or a value not finite */
@@ -84,8 +116,12 @@ struct rpt_comparison {
     bool exact;                   /* permutation tests: all of them (else Monte-Carlo) */
     double p_adjusted;            /* Holm over the variant's family (host-wide or cpus.*);
                                    * NaN without a test */
-    /* better | worse | noise (higher | lower | noise for neutral metrics),
-     * from p_adjusted < RPT_ALPHA and the delta's sign; n/a without a test. */
+    enum rpt_effect_class effect_class;
+    double min_effect_pct;        /* the class's threshold, % of |mean_b| */
+    /* better | worse | negligible | noise (higher | lower | negligible |
+     * noise for neutral metrics): noise unless p_adjusted < RPT_ALPHA, then
+     * negligible when |delta_pct| < min_effect_pct, else the delta's sign;
+     * n/a without a test. */
     const char *verdict;
 };
 
@@ -109,6 +145,9 @@ struct rpt_results {
     int nvariants;
     struct rpt_comparison *cmp;
     int ncmp;
+    /* Thresholds of the verdicts (rpt_compare_all); all 0 (as memset leaves
+     * them) judges on p alone. */
+    struct rpt_min_effect min_effect;
 };
 
 /* An open-loop variant whose mean served rate is below the mean offered rate
@@ -145,9 +184,10 @@ void rpt_compare_all(struct rpt_results *r);
  * (rpt_t_unsuited; for pairs, rpt_sample_discrete of the differences) gets
  * the permutation test instead: sign flips paired, splits unpaired, whose
  * Monte-Carlo draws (many replications only) come from a stream seeded by
- * seed. Exposed for the tests. */
+ * seed. min_effect NULL: no threshold. Exposed for the tests. */
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
-                        uint64_t seed, struct rpt_comparison *out);
+                        uint64_t seed, const struct rpt_min_effect *min_effect,
+                        struct rpt_comparison *out);
 const struct rpt_metric *rpt_variant_metric(const struct rpt_variant *v, const char *name);
 /* The mean of metric name in v, or missing if v has no such metric. */
 double rpt_variant_mean(const struct rpt_variant *v, const char *name, double missing);

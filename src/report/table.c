@@ -35,6 +35,21 @@ void rpt_cell_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
         snprintf(buf, size, "%.*f ± n/a (%d)", prec, m->mean, m->n);
 }
 
+/* The practical thresholds a verdict needs, by class ("and a change of at
+ * least 0.5 % (power), ..."); nothing when none is set. */
+static void table_min_effect(const struct rpt_results *r, FILE *out)
+{
+    const char *sep = " and a change of at least ";
+    for (int k = 0; k < RPT_NEFFECT_CLASSES; k++) {
+        if (!(r->min_effect.pct[k] > 0))
+            continue;
+        fprintf(out, "%s%g %% (%s)", sep, r->min_effect.pct[k], rpt_effect_class_name(k));
+        sep = ", ";
+    }
+    if (*sep == ',')
+        fprintf(out, ", else negligible");
+}
+
 /* How the deltas were tested, one line under the header. */
 void rpt_table_method(const struct rpt_results *r, FILE *out)
 {
@@ -46,8 +61,9 @@ void rpt_table_method(const struct rpt_results *r, FILE *out)
     else
         fprintf(out, "deltas: Welch's t-test, unpaired (%s)\n",
                 r->unpaired_why ? r->unpaired_why : "independent runs");
-    fprintf(out, "verdicts: Holm-adjusted p < 0.05 over each variant's metrics; intervals are "
-                 "per metric; (n) = replications\n\n");
+    fprintf(out, "verdicts: Holm-adjusted p < 0.05 over each variant's metrics");
+    table_min_effect(r, out);
+    fprintf(out, "; intervals are per metric; (n) = replications\n\n");
 }
 
 /* The saturation mark of an open-loop variant, under its line. */
@@ -182,12 +198,13 @@ static void table_note_permutation(double p_min, FILE *out)
 /* Notes under the metrics: why a row says n/a, what a non-% delta is. */
 void rpt_table_notes(const struct rpt_results *r, FILE *out)
 {
-    bool na = false, absolute = false, unpaired = false, perm = false;
+    bool na = false, absolute = false, unpaired = false, perm = false, negligible = false;
     double p_min = 0;
     for (int i = 0; i < r->ncmp; i++) {
         const struct rpt_comparison *c = &r->cmp[i];
         na |= c->test == RPT_TEST_NONE;
         absolute |= c->absolute;
+        negligible |= strcmp(c->verdict, "negligible") == 0;
         unpaired |= r->paired && (c->test == RPT_TEST_WELCH || c->test == RPT_TEST_PERMUTATION);
         if (c->test == RPT_TEST_SIGNFLIP || c->test == RPT_TEST_PERMUTATION) {
             perm = true;
@@ -207,7 +224,10 @@ void rpt_table_notes(const struct rpt_results *r, FILE *out)
                      "nothing\n");
     if (perm)
         table_note_permutation(p_min, out);
-    if (na || absolute || unpaired || perm)
+    if (negligible)
+        fprintf(out, "negligible: a significant change smaller than its class's practical "
+                     "threshold (in the verdicts line; [report] min_effect_CLASS_pct)\n");
+    if (na || absolute || unpaired || perm || negligible)
         fputc('\n', out);
 }
 

@@ -198,6 +198,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     if (s->wl->offered_metric && s->wl->served_metric)
         rpt_mark_saturation(r, s->wl->offered_metric, s->wl->served_metric);
     rpt_check_warmup(r);
+    r->min_effect = s->min_effect;
     rpt_compare_all(r);
 }
 

@@ -578,7 +578,30 @@ static int scn_vms(struct scn_parse *st, struct diag *d)
     return 0;
 }
 
-/* [report] cpus = LIST (scenario_set_report_cpus). */
+/* [report] min_effect_CLASS_pct = P, the smallest change in % of the
+ * baseline mean that a verdict reports (report/results.h). 1 when key is
+ * not such a key, 0 when set, -1 on a bad value. */
+static int scn_report_min_effect(struct scn_parse *st, const struct raw_kv *kv, struct diag *d)
+{
+    static const char prefix[] = "min_effect_", suffix[] = "_pct";
+    size_t len = strlen(kv->key), plen = sizeof prefix - 1, slen = sizeof suffix - 1;
+    if (len <= plen + slen || strncmp(kv->key, prefix, plen) != 0 ||
+        strcmp(kv->key + len - slen, suffix) != 0)
+        return 1;
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len - plen - slen), kv->key + plen);
+    int c = rpt_effect_class_find(name);
+    if (c < 0)
+        return 1;
+    double pct;
+    if (str_to_double(kv->value, &pct) != 0 || pct < 0 || pct >= 100)
+        return diag_error(d, KV_WHERE(st, kv), "%s: expected a percentage of the baseline mean, "
+                          ">= 0 and < 100, got '%s'", kv->key, kv->value);
+    st->s->min_effect.pct[c] = pct;
+    return 0;
+}
+
+/* [report] cpus = LIST (scenario_set_report_cpus), min_effect_CLASS_pct. */
 static int scn_report(struct scn_parse *st, struct diag *d)
 {
     char msg[200];
@@ -586,11 +609,17 @@ static int scn_report(struct scn_parse *st, struct diag *d)
         const struct raw_kv *kv = &st->kv[i];
         if (kv->sec != SEC_REPORT)
             continue;
-        if (strcmp(kv->key, "cpus") != 0)
-            return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' in [report] (cpus)",
-                              kv->key);
         if (scn_no_continuation(kv, st->path, d) != 0)
             return -1;
+        int rc = scn_report_min_effect(st, kv, d);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
+        if (strcmp(kv->key, "cpus") != 0)
+            return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' in [report] (cpus, "
+                              "min_effect_power_pct, min_effect_throughput_pct, "
+                              "min_effect_latency_pct, min_effect_other_pct)", kv->key);
         if (scenario_set_report_cpus(st->s, kv->value, msg, sizeof msg) != 0)
             return diag_error(d, KV_WHERE(st, kv), "cpus: %s", msg);
     }
@@ -830,6 +859,7 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
     scn_default_name(s, path);
     s->seed = 1;
     s->replications = 5;
+    s->min_effect = rpt_min_effect_default;
     struct scn_parse st = { .s = s, .path = path, .cur_sec = -1 };
     static const struct inifile_ops ops = { .section = scn_on_section, .key = scn_on_key };
     int rc = inifile_parse(path, &ops, &st, d);

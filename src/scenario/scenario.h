@@ -6,7 +6,8 @@
  *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each),
  *                and workload.KEY: that variant's own value of a workload key
  *   [vm X]       a guest: vcpus, pin, guest_cpuidle, ... (docs/vms.md)
- *   [report]     cpus = LIST: also report the per-CPU metrics over these CPUs
+ *   [report]     cpus = LIST: also report the per-CPU metrics over these CPUs;
+ *                min_effect_CLASS_pct = P: the practical threshold of a class
  *   [sweep]      SECTION.KEY = V1, V2, ...: the grid of `pmlab sweep`
  *                (sweep/sweep.h; a run ignores it)
  *
@@ -23,6 +24,7 @@
 #include "hw/machine.h"
 #include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
+#include "report/results.h"
 #include "util/diag.h"
 #include "workload/workload.h"
 
@@ -57,6 +59,7 @@ struct scenario {
     struct kvm_vm_config *vms;  /* [vm NAME] sections, in file order */
     int nvms;
     bool *report_cpus;          /* [machine->ncpus]: [report] cpus; NULL when not set */
+    struct rpt_min_effect min_effect; /* [report] min_effect_CLASS_pct (results.h) */
     bool report_per_cpu;        /* --per-cpu: the per_cpu and per_type.* series */
     int64_t report_interval_ms; /* --interval: the interval series' period; 0 = none */
     bool *wl_affinity;          /* [machine->ncpus]: [workload] affinity, the CPUs the

@@ -11,12 +11,23 @@ S=scenarios/example-rr.ini
 # Same scenario, other seed: clean comparison, the colliding name prefixed.
 "$P" compare "$T/a.json" "$T/b.json" >"$T/ab.txt" || fail "compare a b"
 grep -q '^metric .*delta .*95% CI of delta .*verdict' "$T/ab.txt" || fail "table lacks verdict columns"
-grep -q '^throughput_rps .* B:base .*\(noise\|better\|worse\)$' "$T/ab.txt" || fail "no B:base verdict row"
+grep -q '^throughput_rps .* B:base .*\(noise\|negligible\|better\|worse\)$' "$T/ab.txt" || fail "no B:base verdict row"
 grep -q '^variant A:base ' "$T/ab.txt" || fail "baseline not shown as A:base"
 "$P" compare "$T/a.json" "$T/b.json" --format csv >"$T/ab.csv" || fail "compare csv"
-head -1 "$T/ab.csv" | grep -q ',delta_pct,.*,verdict,test,delta,.*,p_adjusted,delta_unit,delta_shown,saturated$' || fail "csv header"
+head -1 "$T/ab.csv" | grep -q ',delta_pct,.*,verdict,test,delta,.*,p_adjusted,delta_unit,delta_shown,saturated,effect_class,min_effect_pct,p_min$' || fail "csv header"
 [ "$(grep -c '^example-rr,skx-2s,idle-poll,' "$T/ab.csv")" -ge 10 ] || fail "csv lacks B's idle-poll"
 ok "two seeds of one scenario compare cleanly"
+
+# The practical thresholds are A's, as its run recorded them: a throughput
+# threshold of 50 % reaches every throughput comparison.
+grep -q '"throughput_pct": 0.5,' "$T/a.json" || fail "a.json lacks its min_effect"
+sed 's/"throughput_pct": 0.5,/"throughput_pct": 50.0,/' "$T/a.json" >"$T/a50.json"
+"$P" compare "$T/a50.json" "$T/b.json" --format csv >"$T/ab50.csv" || fail "compare a50"
+awk -F, '$4 == "throughput_rps" && $24 != "" { n++; if ($24 != "throughput" || $25 != 50) bad++ }
+    END { exit !(n > 0 && bad == 0) }' "$T/ab50.csv" || fail "A's min_effect not used"
+"$P" compare "$T/a50.json" "$T/b.json" | grep -q '^verdicts: .* at least 0.5 % (power), 50 % (throughput), 2 % (latency)' ||
+    fail "table does not state the thresholds"
+ok "compare judges with A's recorded thresholds"
 
 # A file against itself: every comparison of B's base is delta 0, noise; the
 # rebuilt statistics and verdicts are the ones `pmlab run` wrote.

@@ -115,6 +115,13 @@ expect_exit 2 "$P" run
 expect_exit 2 "$P" frobnicate
 expect_exit 2 "$P" run "$S" --output /nonexistent-dir/out.txt
 expect_exit 2 "$P" run "$S" --variant nosuch
+# [report] min_effect_CLASS_pct: a percentage >= 0 and < 100 of a known class.
+expect_exit 2 "$P" run "$S" --set report.min_effect_power_pct=-1
+grep -q '^--set report.min_effect_power_pct=-1: min_effect_power_pct: expected a percentage' "$T/e" ||
+    fail "min_effect message: $(cat "$T/e")"
+expect_exit 2 "$P" run "$S" --set report.min_effect_speed_pct=1
+grep -q "unknown key 'min_effect_speed_pct' in \[report\] (cpus, min_effect_power_pct," "$T/e" ||
+    fail "min_effect class message: $(cat "$T/e")"
 expect_exit 1 "$P" run tests/data/scenarios/overload.ini --quiet
 grep -q 'variant a, replication 0, load point 0: overloaded' "$T/e" || fail "overload message: $(cat "$T/e")"
 expect_exit 0 "$P" run tests/data/scenarios/warn-old-kernel.ini --quiet
@@ -147,8 +154,8 @@ set -e
 grep -q '"open_loop": {' "$T/sat.json" || fail "json lacks open_loop"
 [ "$(grep -c '"saturated": true' "$T/sat.json")" -eq 1 ] && [ "$(grep -c '"saturated": false' "$T/sat.json")" -eq 1 ] ||
     fail "json saturated flags"
-head -1 "$T/sat.csv" | grep -q ',saturated$' || fail "csv header lacks saturated"
-awk -F, 'NR > 1 { s[$3] = $NF } END { exit !(s["slow"] == "yes" && s["base"] == "no") }' "$T/sat.csv" ||
+head -1 "$T/sat.csv" | grep -q ',saturated,effect_class,min_effect_pct,p_min$' || fail "csv header lacks saturated (then effect_class, min_effect_pct, p_min)"
+awk -F, 'NR > 1 { s[$3] = $23 } END { exit !(s["slow"] == "yes" && s["base"] == "no") }' "$T/sat.csv" ||
     fail "csv saturated column"
 # The example at half load is not saturated.
 grep -q SATURATED "$T/prim.txt" && fail "the example is marked saturated"
