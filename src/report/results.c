@@ -15,9 +15,12 @@
  * the verdicts are read one metric at a time, as claims, and because these
  * metrics are dependent in both directions (residency shares sum to 100 %,
  * power follows busy time): Holm holds under any dependence, BH's false
- * discovery rate only under positive dependence. The verdict is "noise"
- * unless the adjusted p is under 0.05; then better/worse by the metric's
- * direction. A delta is shown in % of |mB|, or, for a near-zero baseline, as
+ * discovery rate only under positive dependence. A sample a t test cannot
+ * judge (ties dominate: a constant side, a few levels) gets the exact
+ * permutation test instead (inference.h). The verdict is "noise" unless the
+ * adjusted p is under 0.05; then "negligible" when the change is under its
+ * class's practical threshold (struct rpt_min_effect), else better/worse by
+ * the metric's direction. A delta is shown in % of |mB|, or, for a near-zero baseline, as
  * a difference in percentage points or the metric's unit. */
 #include "report/results.h"
 
