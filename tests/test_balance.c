@@ -6,7 +6,8 @@
  * (migrate_task inside an LLC, migrate_util across packages, migrate_load
  * between busy groups), a newly idle CPU pulling a queued task from the
  * busiest group, affinity and task_hot keeping a task where it is (but not
- * between SMT siblings), the SMT level's one-core groups in sibling_imbalance, misfit
+ * between SMT siblings), a CPU woken by a tick counting as idle, the SMT
+ * level's one-core groups in sibling_imbalance, misfit
  * migration on asymmetric capacity (v6.12 hybrid without SMT), and the
  * periodic balance interval per domain; and the metrics of stats.c. Asym packing's pull to an idle
  * P-core and not to the idle sibling of a busy one is tests/test_cppc.c. */
@@ -237,6 +238,37 @@ static void test_affinity_and_task_hot(void **state)
     pulled_when_idle_at(300 * SIM_NS_PER_US, NULL, false);  /* hot: off cpu2 < 0.5 ms */
 }
 
+/* idle_cpu(): a CPU that a tick woke from idle runs the idle task with
+ * nothing queued, so it is idle to placement and balancing. Every CPU of
+ * rpl-h but cpu13 has just started a pinned task (low util: every group has
+ * spare capacity); cpu13 is leaving its idle state for a tick when cpu8
+ * forks. The fork slow path leaves cpu8's E-module for the group with an
+ * idle CPU, {12-15}, and the child lands on cpu13, which runs it once out,
+ * without a second wake-up; were cpu13 not idle, no group would have an
+ * idle CPU and the child would stay in cpu8's busy module. */
+static void test_tick_woken_cpu_is_idle(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/rpl-h.ini", "6.10", ITMT_OFF, false);
+    struct world *w = &l->f->w;
+    for (int cpu = 0; cpu < 16; cpu++)
+        if (cpu != 13)
+            load_pinned(l, cpu, LONG_NS);
+    load_run_to(l, SIM_NS_PER_MS);
+    sched_idle_wakeup(w, 13, IDLE_WAKE_TICK);
+    assert_true(w->sched.cpu[13].waking);
+    assert_true(sched_cpu_idle(w, 13));
+    uint64_t kicks = w->sched.nr_idle_wakeups;
+    struct probe child = { 0 };
+    task_init(&child.t, probe_done, 8);
+    task_fork(w, &child.t, (double)SIM_NS_PER_MS, 8);
+    assert_int_equal(child.t.cpu, 13);
+    assert_int_equal(w->sched.nr_idle_wakeups, kicks);   /* no IPI: it is on its way out */
+    load_run_to(l, SIM_NS_PER_MS + 100 * SIM_NS_PER_US);
+    assert_ptr_equal(w->sched.cpu[13].curr, &child.t);
+    load_free(l);
+}
+
 /* task_hot: SMT siblings share their caches, so a task that ran on cpu2
  * less than 0.5 ms ago is not cache hot for cpu3 (ec73240b1627, v5.10):
  * cpu3, newly idle when its own task ends (~0.25 ms), takes it at the SMT
@@ -356,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_imbalance_type),
         cmocka_unit_test(test_newidle_pulls_from_busiest),
         cmocka_unit_test(test_affinity_and_task_hot),
+        cmocka_unit_test(test_tick_woken_cpu_is_idle),
         cmocka_unit_test(test_smt_sibling_not_cache_hot),
         cmocka_unit_test(test_smt_group_cores),
         cmocka_unit_test(test_misfit),
