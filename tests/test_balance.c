@@ -5,7 +5,9 @@
  * (smt_balance since v6.6, asym_packing with ITMT), the imbalance type
  * (migrate_task inside an LLC, migrate_util across packages, migrate_load
  * between busy groups), a newly idle CPU pulling a queued task from the
- * busiest group, affinity and task_hot keeping a task where it is, misfit
+ * busiest group, affinity and task_hot keeping a task where it is (but not
+ * between SMT siblings), a CPU woken by a tick counting as idle, the SMT
+ * level's one-core groups in sibling_imbalance, misfit
  * migration on asymmetric capacity (v6.12 hybrid without SMT), and the
  * periodic balance interval per domain; and the metrics of stats.c. Asym packing's pull to an idle
  * P-core and not to the idle sibling of a busy one is tests/test_cppc.c. */
@@ -236,6 +238,77 @@ static void test_affinity_and_task_hot(void **state)
     pulled_when_idle_at(300 * SIM_NS_PER_US, NULL, false);  /* hot: off cpu2 < 0.5 ms */
 }
 
+/* idle_cpu(): a CPU that a tick woke from idle runs the idle task with
+ * nothing queued, so it is idle to placement and balancing. Every CPU of
+ * rpl-h but cpu13 has just started a pinned task (low util: every group has
+ * spare capacity); cpu13 is leaving its idle state for a tick when cpu8
+ * forks. The fork slow path leaves cpu8's E-module for the group with an
+ * idle CPU, {12-15}, and the child lands on cpu13, which runs it once out,
+ * without a second wake-up; were cpu13 not idle, no group would have an
+ * idle CPU and the child would stay in cpu8's busy module. */
+static void test_tick_woken_cpu_is_idle(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/rpl-h.ini", "6.10", ITMT_OFF, false);
+    struct world *w = &l->f->w;
+    for (int cpu = 0; cpu < 16; cpu++)
+        if (cpu != 13)
+            load_pinned(l, cpu, LONG_NS);
+    load_run_to(l, SIM_NS_PER_MS);
+    sched_idle_wakeup(w, 13, IDLE_WAKE_TICK);
+    assert_true(w->sched.cpu[13].waking);
+    assert_true(sched_cpu_idle(w, 13));
+    uint64_t kicks = w->sched.nr_idle_wakeups;
+    struct probe child = { 0 };
+    task_init(&child.t, probe_done, 8);
+    task_fork(w, &child.t, (double)SIM_NS_PER_MS, 8);
+    assert_int_equal(child.t.cpu, 13);
+    assert_int_equal(w->sched.nr_idle_wakeups, kicks);   /* no IPI: it is on its way out */
+    load_run_to(l, SIM_NS_PER_MS + 100 * SIM_NS_PER_US);
+    assert_ptr_equal(w->sched.cpu[13].curr, &child.t);
+    load_free(l);
+}
+
+/* task_hot: SMT siblings share their caches, so a task that ran on cpu2
+ * less than 0.5 ms ago is not cache hot for cpu3 (ec73240b1627, v5.10):
+ * cpu3, newly idle when its own task ends (~0.25 ms), takes it at the SMT
+ * level; cpu0, another core, does not (test_affinity_and_task_hot). */
+static void test_smt_sibling_not_cache_hot(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/rpl-h.ini", "6.10", ITMT_OFF, false);
+    struct probe *b = load_pinned(l, 2, 10 * SIM_NS_PER_US);   /* B runs first, briefly */
+    load_pinned(l, 2, LONG_NS);
+    struct probe *c = load_pinned(l, 3, 150 * SIM_NS_PER_US);
+    load_run_to(l, 100 * SIM_NS_PER_US);
+    assert_true(b->done_ns > 0);
+    sched_wake_task(&l->f->w, &b->t, (double)LONG_NS, 2);   /* queued behind A */
+    task_set_affinity(&b->t, -1);
+    load_run_to(l, 450 * SIM_NS_PER_US);
+    assert_true(c->done_ns > 0 && c->done_ns < 500 * SIM_NS_PER_US);   /* B still hot then */
+    assert_int_equal(b->t.cpu, 3);
+    load_free(l);
+}
+
+/* sibling_imbalance counts a group's cores as init_sched_groups_capacity
+ * does (sg->cores: the SMT cores it touches), so each single-CPU group of
+ * the SMT level is one core. cpu2 idle, its sibling cpu3 running three:
+ * equal cores, imbalance 3 - 0 = 3, halved: 1. */
+static void test_smt_group_cores(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/rpl-h.ini", "6.10", ITMT_OFF, false);
+    for (int i = 0; i < 3; i++)
+        load_pinned(l, 3, LONG_NS);
+    load_run_to(l, 300 * SIM_NS_PER_MS);
+    struct lb_verdict v;
+    sched_balance_verdict(&l->f->w, 2, 0, CPU_IDLE, &v);
+    assert_int_equal(v.busiest_first, 3);
+    assert_int_equal(v.migration_type, migrate_task);
+    assert_true(v.imbalance == 1);
+    load_free(l);
+}
+
 /* Misfit (v6.12, hybrid without SMT: capacities differ, no ITMT): a task
  * that keeps running on an E-core (capacity 597) outgrows it (util over
  * 80 % of 597) and is moved to an idle P-core by active balance; on v6.11
@@ -315,6 +388,9 @@ int main(void)
         cmocka_unit_test(test_imbalance_type),
         cmocka_unit_test(test_newidle_pulls_from_busiest),
         cmocka_unit_test(test_affinity_and_task_hot),
+        cmocka_unit_test(test_tick_woken_cpu_is_idle),
+        cmocka_unit_test(test_smt_sibling_not_cache_hot),
+        cmocka_unit_test(test_smt_group_cores),
         cmocka_unit_test(test_misfit),
         cmocka_unit_test(test_balance_interval),
         cmocka_unit_test(test_sched_metrics),

@@ -555,7 +555,9 @@ static struct fixture *teo_skx(void)
  * 2: 50 µs in C6 (< 133 latency) -> measured 25 µs, short idle; bin 2 vs
  *    timer bin 3: intercept in bin 2. hits[3] 896, total 1920.
  * 3: intercepts below C6 = 1024, 2 x 1024 > 1920 - 0 -> walk down: at C1E
- *    the intercepts cover > half -> C1E; timer 10 ms, tick may stop. */
+ *    the intercepts cover > half -> C1E; timer 10 ms; the intercept came
+ *    before the tick (a tick intercept on 6.19), but 1024 is not over 5/8
+ *    of 1920: the tick may stop. */
 static void test_teo_bookkeeping_and_intercepts_rule(void **state)
 {
     (void)state;
@@ -575,7 +577,7 @@ static void test_teo_bookkeeping_and_intercepts_rule(void **state)
     assert_int_equal(d->state_bins[2].hits, 0);
     assert_int_equal(d->total, 1920);
     assert_int_equal(d->short_idles, 1024);
-    assert_int_equal(d->tick_intercepts, 0);
+    assert_int_equal(d->tick_intercepts, 1024);
     assert_int_equal(d->sleep_length_ns, 10 * MS);
     fixture_free(f);
 }
@@ -675,21 +677,58 @@ static void test_teo_artificial_wakeups(void **state)
 }
 
 /* ADL, HZ=1000. 1.5 ms in C10 with the timer 10 ms away: measured 1.16 ms,
- * bin C8 (intercept), longer than a tick (tick_intercepts). Next: C8 by the
- * intercepts rule; its residency is below a tick and tick intercepts
- * (1024) > 5/8 of total (640): keep the tick. */
+ * bin C8 (intercept), longer than a tick. On 6.14-6.18 (d619b5cc6780's
+ * reversed test) that is a tick intercept; next: C8 by the intercepts rule,
+ * its residency below a tick and tick intercepts (1024) > 5/8 of total
+ * (640): keep the tick. On 6.19 (the fix: intercepts no longer than a tick)
+ * it is not, and the tick may stop. */
 static void test_teo_tick_intercepts_keep_tick(void **state)
 {
     (void)state;
-    struct fixture *f = fixture_new(&teo_governor, adl_table, 1 * MS, "6.19");
-    struct teo_cpu *d = teo_data(f);
-    struct step s = step_of(10 * MS, 1500 * US);
-    assert_result(run_step(f, &s), 4, true);
-    assert_result(select_only(f, &s), 3, false);
-    assert_int_equal(d->state_bins[3].intercepts, 1024);
-    assert_int_equal(d->tick_intercepts, 1024);
-    assert_int_equal(d->total, 1024);
-    fixture_free(f);
+    static const struct { const char *kernel; unsigned tick_intercepts; bool stop_tick; } cases[] = {
+        { "6.18", 1024, false },
+        { "6.19", 0, true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fixture *f = fixture_new(&teo_governor, adl_table, 1 * MS, cases[i].kernel);
+        struct teo_cpu *d = teo_data(f);
+        struct step s = step_of(10 * MS, 1500 * US);
+        assert_result(run_step(f, &s), 4, true);
+        assert_result(select_only(f, &s), 3, cases[i].stop_tick);
+        assert_int_equal(d->state_bins[3].intercepts, 1024);
+        assert_int_equal(d->tick_intercepts, cases[i].tick_intercepts);
+        assert_int_equal(d->total, 1024);
+        fixture_free(f);
+    }
+}
+
+/* 6.12's tick rule (before 6.14): on SKX the deepest state (C6, 600 us) is
+ * shorter than a tick (4 ms), so a timer at least a tick away sits in an
+ * extra bin beyond C6 and every wakeup before the tick counts. 1.5 ms in C6
+ * with the timer 10 ms away (measured 1.43 ms): a hit in C6's bin for the
+ * state rule, but a tick intercept; next: C6 (no intercepts below it), and
+ * tick intercepts (1024) > 5/8 of total: keep the tick. On 6.19 the same
+ * period is no intercept at all and the tick stops. A wakeup after the tick
+ * (5 ms) counts on no version. */
+static void test_teo_tick_rule_6_12(void **state)
+{
+    (void)state;
+    static const struct { const char *kernel; int64_t residency_ns; unsigned tick_intercepts;
+                          bool stop_tick; } cases[] = {
+        { "6.12", 1500 * US, 1024, false },
+        { "6.19", 1500 * US, 0, true },
+        { "6.12", 5 * MS, 0, true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fixture *f = fixture_new(&teo_governor, skx_table, 4 * MS, cases[i].kernel);
+        struct teo_cpu *d = teo_data(f);
+        struct step s = step_of(10 * MS, cases[i].residency_ns);
+        assert_result(run_step(f, &s), 3, true);
+        assert_result(select_only(f, &s), 3, cases[i].stop_tick);
+        assert_int_equal(d->state_bins[3].hits, 1024);
+        assert_int_equal(d->tick_intercepts, cases[i].tick_intercepts);
+        fixture_free(f);
+    }
 }
 
 /* ---- ladder ---- */
@@ -988,6 +1027,7 @@ int main(void)
         cmocka_unit_test(test_teo_latency_constraint),
         cmocka_unit_test(test_teo_artificial_wakeups),
         cmocka_unit_test(test_teo_tick_intercepts_keep_tick),
+        cmocka_unit_test(test_teo_tick_rule_6_12),
         cmocka_unit_test(test_ladder_promotion_after_four),
         cmocka_unit_test(test_ladder_demotion_after_one),
         cmocka_unit_test(test_ladder_latency_zero),

@@ -13,12 +13,13 @@
  *    calculate_imbalance (migrate_task, migrate_util, migrate_load,
  *    migrate_misfit; sibling_imbalance since v6.6; NUMA's allowance),
  *    find_busiest_queue, detach_tasks of queued tasks (affinity,
- *    task_hot against sysctl_sched_migration_cost 0.5 ms unless the domain
- *    failed more than cache_nice_tries times, at most one task when newly
- *    idle as under CONFIG_PREEMPTION, never emptying the source for an idle
- *    destination), the parent group's imbalance flag when affinity blocked a
- *    move, and active balance of a running task (asym packing, misfit, and a
- *    migrate_task imbalance failing more than cache_nice_tries + 2 times);
+ *    task_hot against sysctl_sched_migration_cost 0.5 ms (never between SMT
+ *    siblings) unless the domain failed more than cache_nice_tries times,
+ *    at most one task when newly idle as under CONFIG_PREEMPTION, never
+ *    emptying the source for an idle destination), the parent group's
+ *    imbalance flag when affinity blocked a move, and active balance of a
+ *    running task (asym packing, misfit, and a migrate_task imbalance
+ *    failing more than cache_nice_tries + 2 times);
  *  - balance_interval per domain: sd_init's span weight in ms, times
  *    busy_factor on a busy CPU, whole jiffies minus one when busy, clamped to
  *    [1, HZ * nr_cpus / 10] jiffies; doubled up to max_interval when
@@ -204,11 +205,23 @@ static bool rq_is_idle(const struct world *w, int cpu)
     return sched_cpu_idle(w, cpu);
 }
 
+/* sg->cores (init_sched_groups_capacity, 7ff1693236f5): the SMT cores the
+ * group touches, each counted at its first CPU in the group, so that a lone
+ * second sibling is one core too. */
+static bool first_sibling_in(const struct world *w, const struct sched_span *span, int cpu)
+{
+    const struct sched_span *smt = w->sched.topo.smt[cpu];
+    for (int k = 0; k < smt->weight && smt->cpus[k] < cpu; k++)
+        if (span->has[smt->cpus[k]])
+            return false;
+    return true;
+}
+
 static int group_cores(const struct world *w, const struct sched_group *g)
 {
     int cores = 0;
     for (int i = 0; i < g->span->weight; i++)
-        cores += w->sched.topo.smt[g->span->cpus[i]]->first == g->span->cpus[i];
+        cores += first_sibling_in(w, g->span, g->span->cpus[i]);
     return cores;
 }
 
@@ -547,9 +560,13 @@ static int find_busiest_queue(const struct lb_env *env, const struct world *w,
 
 /* ---- moving tasks ------------------------------------------------------------------ */
 
-/* task_hot: it ran less than sysctl_sched_migration_cost ago. */
-static bool task_hot(const struct world *w, const struct task *p)
+/* task_hot: it ran less than sysctl_sched_migration_cost ago, unless the
+ * domain is an SMT core, whose siblings share its caches (ec73240b1627,
+ * v5.10). */
+static bool task_hot(const struct lb_env *env, const struct world *w, const struct task *p)
 {
+    if (env->sd->flags & SD_SHARE_CPUCAPACITY)
+        return false;
     return p->exec_start_ns >= 0 &&
            w->q.now_ns - p->exec_start_ns < SYSCTL_SCHED_MIGRATION_COST_NS;
 }
@@ -561,7 +578,7 @@ static bool can_migrate_task(struct lb_env *env, const struct world *w, const st
         return false;
     }
     env->flags &= ~(unsigned)LBF_ALL_PINNED;
-    return !task_hot(w, p) || env->lb->nr_balance_failed > env->sd->cache_nice_tries;
+    return !task_hot(env, w, p) || env->lb->nr_balance_failed > env->sd->cache_nice_tries;
 }
 
 /* detach_tasks + attach_tasks: move queued tasks of src to dst while the

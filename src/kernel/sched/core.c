@@ -52,7 +52,7 @@ bool task_allowed_on(const struct task *t, int cpu)
 bool sched_cpu_idle(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return !c->curr && !c->waking && c->nr_queued == 0;
+    return !c->curr && c->nr_queued == 0;
 }
 
 bool sched_single_task_running(const struct world *w, int cpu, const struct task *t)
@@ -229,10 +229,12 @@ static void sched_kick(struct world *w, int cpu)
     sched_idle_wakeup(w, cpu, IDLE_WAKE_IPI);
 }
 
-/* Queue t (its averages say queued) on cpu and wake cpu if it idles. */
+/* Queue t (its averages say queued) on cpu and wake cpu if it idles; a CPU
+ * already leaving its idle state (for a tick or timer) runs t when it is
+ * out, as the kernel's idle loop finds need_resched set. */
 static void sched_activate(struct world *w, struct task *t, int cpu)
 {
-    bool was_idle = sched_cpu_idle(w, cpu);
+    bool was_idle = sched_cpu_idle(w, cpu) && !w->sched.cpu[cpu].waking;
     sched_enqueue(w, cpu, t);
     if (was_idle)
         sched_kick(w, cpu);

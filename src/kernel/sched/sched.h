@@ -190,8 +190,11 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu);
 void sched_task_finish_now(struct world *w, struct task *t);
 /* core's frequency changed: re-time the running work of its threads. */
 void sched_core_speed_changed(struct world *w, int core);
-/* Whether cpu has nothing running, queued or waking: the kernel's
- * available_idle_cpu() (idle_cpu(), no vCPU preemption on bare metal). */
+/* Whether cpu has nothing running or queued: the kernel's
+ * available_idle_cpu() (idle_cpu(), no vCPU preemption on bare metal). A CPU
+ * leaving an idle state for a tick, a timer or the POLL limit is idle: it
+ * runs the idle task (rq->curr == rq->idle) with nothing queued; a CPU woken
+ * for a task has it queued. */
 bool sched_cpu_idle(const struct world *w, int cpu);
 /* single_task_running() as t sees it on cpu: no task other than t is running
  * or queued there (t itself may be running, queued or just off the CPU). */

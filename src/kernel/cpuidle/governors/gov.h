@@ -55,7 +55,7 @@ struct teo_cpu {
     int64_t sleep_length_ns;    /* timer distance read by the last select; INT64_MAX if unread */
     struct teo_bin state_bins[CPUIDLE_STATE_MAX];
     unsigned total;             /* decayed count of all wakeups */
-    unsigned tick_intercepts;   /* intercepts at least a tick long */
+    unsigned tick_intercepts;   /* wakeups that count for the tick rule (teo.c) */
     unsigned short_idles;       /* wakeups after less than RESIDENCY_THRESHOLD_NS */
     bool artificial_wakeup;     /* a safety net (POLL limit, tick) ended the last period */
     bool needs_update;          /* an idle period ended since the last select */

@@ -29,28 +29,45 @@
  * without reading the timer and keeps the tick. Otherwise it reads the timer
  * and steps down to a state that fits before it.
  *
- * The tick: if intercepts that lasted at least a tick are most of the
- * traffic (> 5/8), a stopped tick would rarely be missed but a shallow state
- * could be left running long; teo keeps the tick in that case, and generally
- * whenever it expects to wake before the tick.
+ * The tick: if wakeups that came before the tick without a timer to cause
+ * them are most of the traffic (> 5/8), and the pick is shallower than a
+ * tick, the CPU will most likely wake before the tick anyway: teo keeps it
+ * running (stopping it costs more than it saves), and generally whenever it
+ * expects to wake before the tick.
  *
  * Two wakeups teach nothing about the workload and count as "slept until the
  * timer": POLL ending at its time limit, and the tick firing while the timer
  * was more than a tick away (the tick had only been kept as a safety net).
  *
- * Versions: only the 2025 form is modelled. Not modelled: the util-awareness
- * threshold (early 2023 to its June 2024 revert [C8]) and the 6.4-era
- * "recent intercepts" rule [C7-old]. */
+ * Versions (keyed by dev->kernel): the 2025 form, except for what counts
+ * toward the tick rule (teo_tick_intercept):
+ *  - before 6.14 (6.12's teo.c): every intercept, where a timer at least a
+ *    tick away (with the deepest state below a tick) sits in an extra bin
+ *    beyond the deepest one: all wakeups before the tick that no timer caused;
+ *  - 6.14 to 6.18: d619b5cc6780 ("Simplify counting events used for tick
+ *    management") meant the same but tested measured >= TICK_NSEC: intercepts
+ *    at least a tick long, the reverse;
+ *  - 6.19 on: R. Wysocki, "teo: Fix tick_intercepts handling in teo_update()"
+ *    (linux-pm, 16 Nov 2025, for 6.19 and stable; the merge not verified):
+ *    intercepts no longer than a tick.
+ * Not modelled: 6.12's other early-return rules (before 6.14 the short_idles
+ * test did not exist: a pick under 15 us kept the tick when state 0 polls),
+ * the util-awareness threshold (early 2023 to its June 2024 revert [C8]) and
+ * the 6.4-era "recent intercepts" rule [C7-old]. */
 #include <stdint.h>
 #include <string.h>
 
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/governors/gov.h"
+#include "kernel/kversion.h"
 
 /* A latency limit below this forces shallow states whatever the timer says. */
 #define LATENCY_THRESHOLD_NS (RESIDENCY_THRESHOLD_NS / 2)
 #define PULSE 1024u
 #define DECAY_SHIFT 3
+
+static const struct kversion teo_tick_intercepts_since = { 6, 14, 0 };   /* d619b5cc6780 */
+static const struct kversion teo_tick_intercepts_fixed_since = { 6, 19, 0 };
 
 /* The measured idle time of the period that ended, INT64_MAX for an
  * artificial wakeup; counts it in short_idles when short. */
@@ -71,6 +88,28 @@ static int64_t teo_measured_ns(const struct cpuidle_driver *drv, const struct cp
         cpu_data->short_idles += PULSE;
     }
     return measured_ns;
+}
+
+/* Whether the period counts toward tick_intercepts (see Versions above);
+ * intercept: it was an intercept in the state bins. NULL kernel: the newest. */
+static bool teo_tick_intercept(const struct cpuidle_driver *drv,
+                               const struct cpuidle_device *dev,
+                               const struct teo_cpu *cpu_data, int64_t measured_ns,
+                               bool intercept)
+{
+    int64_t tick_ns = dev->tick_period_ns;
+    const struct kversion *k = dev->kernel;
+    if (k && kversion_cmp(k, &teo_tick_intercepts_since) < 0) {
+        int64_t deepest_ns = drv->states[drv->state_count - 1].target_residency_ns;
+        if (deepest_ns < tick_ns && cpu_data->sleep_length_ns >= tick_ns)
+            return measured_ns < tick_ns;   /* the timer's bin is the extra one */
+        return intercept;
+    }
+    if (!intercept)
+        return false;
+    if (k && kversion_cmp(k, &teo_tick_intercepts_fixed_since) < 0)
+        return measured_ns >= tick_ns;
+    return measured_ns <= tick_ns;
 }
 
 /* teo_update: decay every metric, then record the period as a hit in the
@@ -96,13 +135,13 @@ static void teo_update(const struct cpuidle_driver *drv, struct cpuidle_device *
     }
 
     cpu_data->tick_intercepts -= cpu_data->tick_intercepts >> DECAY_SHIFT;
-    if (idx_timer == idx_duration) {
-        cpu_data->state_bins[idx_timer].hits += PULSE;
-    } else {
+    bool intercept = idx_timer != idx_duration;
+    if (intercept)
         cpu_data->state_bins[idx_duration].intercepts += PULSE;
-        if (dev->tick_period_ns <= measured_ns)
-            cpu_data->tick_intercepts += PULSE;
-    }
+    else
+        cpu_data->state_bins[idx_timer].hits += PULSE;
+    if (teo_tick_intercept(drv, dev, cpu_data, measured_ns, intercept))
+        cpu_data->tick_intercepts += PULSE;
     cpu_data->total -= cpu_data->total >> DECAY_SHIFT;
     cpu_data->total += PULSE;
 }
