@@ -215,13 +215,36 @@ static int wake_affine(const struct world *w, const struct sched_domain *sd,
 
 /* ---- select_idle_sibling -------------------------------------------------- */
 
-/* cpus[]: span of sd and p's affinity, the scan's working mask. */
+/* cpus[]: span of sd and p's affinity, the scan's working mask. Only the
+ * span's entries are set: the scan reads no other. */
 static bool *sis_mask(struct world *w, const struct sched_span *span, const struct task *p)
 {
     bool *cpus = w->sched.scan_mask;
-    for (int cpu = 0; cpu < w->sched.ncpus; cpu++)
-        cpus[cpu] = span->has[cpu] && task_allowed_on(p, cpu);
+    for (int i = 0; i < span->weight; i++)
+        cpus[span->cpus[i]] = task_allowed_on(p, span->cpus[i]);
     return cpus;
+}
+
+/* for_each_cpu_wrap(cpu, span, start): span's CPUs from the first at or
+ * after start, wrapping around; *i counts from 0 to span->weight. Scans
+ * walk the span, not the machine, so their cost is the LLC's size. */
+static int span_wrap_first(const struct sched_span *span, int start)
+{
+    int lo = 0, hi = span->weight;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (span->cpus[mid] < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == span->weight ? 0 : lo;
+}
+
+static int span_wrap_cpu(const struct sched_span *span, int first, int i)
+{
+    int k = first + i;
+    return span->cpus[k < span->weight ? k : k - span->weight];
 }
 
 static const struct sched_span *smt_mask(const struct world *w, int cpu)
@@ -297,7 +320,7 @@ static int sic_step(const struct world *w, int cpu, bool has_idle_core, bool *cp
 static int select_idle_cpu(struct world *w, const struct task *p, const struct sched_domain *sd,
                            bool has_idle_core, int target)
 {
-    int n = w->sched.ncpus, idle_cpu = -1, nr = INT32_MAX;
+    int idle_cpu = -1, nr = INT32_MAX;
     bool *cpus = sis_mask(w, sd->span, p);
     if (w->sched.sis_util) {
         nr = fair_nr_idle_scan(w, target) + 1;
@@ -306,9 +329,10 @@ static int select_idle_cpu(struct world *w, const struct task *p, const struct s
     }
     const struct sched_group *sg = sd->groups[0];
     if (w->sched.topo.cluster_active && (sg->flags & SD_CLUSTER)) {
-        for (int k = 1; k <= n; k++) {
-            int cpu = (target + k) % n;
-            if (!sg->span->has[cpu] || !cpus[cpu])
+        int first = span_wrap_first(sg->span, target + 1);
+        for (int k = 0; k < sg->span->weight; k++) {
+            int cpu = span_wrap_cpu(sg->span, first, k);
+            if (!cpus[cpu])
                 continue;
             int r = sic_step(w, cpu, has_idle_core, cpus, &nr, &idle_cpu);
             if (r >= 0)
@@ -319,8 +343,9 @@ static int select_idle_cpu(struct world *w, const struct task *p, const struct s
         for (int i = 0; i < sg->span->weight; i++)
             cpus[sg->span->cpus[i]] = false;
     }
-    for (int k = 1; k <= n; k++) {
-        int cpu = (target + k) % n;
+    int first = span_wrap_first(sd->span, target + 1);
+    for (int k = 0; k < sd->span->weight; k++) {
+        int cpu = span_wrap_cpu(sd->span, first, k);
         if (!cpus[cpu])
             continue;
         int r = sic_step(w, cpu, has_idle_core, cpus, &nr, &idle_cpu);
@@ -340,10 +365,10 @@ static int select_idle_capacity(struct world *w, const struct task *p,
 {
     double util = task_avg_now(w, p).util_avg;
     unsigned long best_cap = 0;
-    int best_cpu = -1, n = w->sched.ncpus;
-    for (int k = 0; k < n; k++) {
-        int cpu = (target + k) % n;
-        if (!sd->span->has[cpu] || !task_allowed_on(p, cpu) || !sched_cpu_idle(w, cpu))
+    int best_cpu = -1, first = span_wrap_first(sd->span, target);
+    for (int k = 0; k < sd->span->weight; k++) {
+        int cpu = span_wrap_cpu(sd->span, first, k);
+        if (!task_allowed_on(p, cpu) || !sched_cpu_idle(w, cpu))
             continue;
         if (util_fits_cpu(w, util, cpu))
             return cpu;
