@@ -87,12 +87,19 @@ void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
     t->avg_state = s;
 }
 
-struct sched_avg rq_avg_now(const struct world *w, int cpu)
+/* cpu's averages, brought up to now if a period ended (see rq_avg_now);
+ * a pointer, so the scans over every CPU copy nothing. */
+static const struct sched_avg *rq_avg(const struct world *w, int cpu)
 {
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
     if (pelt_period_ended(&ra->avg, w->q.now_ns))
         pelt_update_load_avg(&ra->avg, w->q.now_ns, rq_pelt_load(ra), ra->running, 1);
-    return ra->avg;
+    return &ra->avg;
+}
+
+struct sched_avg rq_avg_now(const struct world *w, int cpu)
+{
+    return *rq_avg(w, cpu);
 }
 
 struct sched_avg task_avg_now(const struct world *w, const struct task *t)
@@ -117,7 +124,7 @@ static bool task_on_cpu_signals(const struct task *p, int cpu)
 /* cpu_util(cpu, p, -1): util without p's contribution, capped at capacity. */
 static double cpu_util_without(const struct world *w, int cpu, const struct task *p)
 {
-    double util = rq_avg_now(w, cpu).util_avg;
+    double util = (double)rq_avg(w, cpu)->util_avg;
     if (task_on_cpu_signals(p, cpu)) {
         util -= task_avg_now(w, p).util_avg;
         util = util < 0 ? 0 : util;
@@ -128,7 +135,7 @@ static double cpu_util_without(const struct world *w, int cpu, const struct task
 
 static double cpu_load_without(const struct world *w, int cpu, const struct task *p)
 {
-    double load = rq_avg_now(w, cpu).load_avg;
+    double load = (double)rq_avg(w, cpu)->load_avg;
     if (task_on_cpu_signals(p, cpu)) {
         load -= task_avg_now(w, p).load_avg;
         load = load < 0 ? 0 : load;
@@ -671,7 +678,7 @@ static int sched_balance_find_dst_group_cpu(const struct world *w, const struct 
                 shallowest = cpu;
             }
         } else if (shallowest == -1) {
-            double load = rq_avg_now(w, cpu).load_avg;
+            double load = (double)rq_avg(w, cpu)->load_avg;
             if (load < min_load) {
                 min_load = load;
                 least_loaded = cpu;
