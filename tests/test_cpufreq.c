@@ -80,26 +80,63 @@ static void probe_done(struct world *w, struct task *t)
 
 /* ---- PELT ------------------------------------------------------------------ */
 
-static void test_pelt_decay(void **state)
+/* cpu's PELT state as the scheduler would leave it: running (a task, only
+ * its address is read) or idle (NULL) from now, at f/fmax = quarters / 4. */
+static void pelt_set(struct cfx *f, int cpu, sim_time_t now_ns, struct task *running,
+                     int quarters)
+{
+    struct world *w = &f->w;
+    const struct hw_machine *m = w->machine;
+    int core = m->cpus[cpu].core;
+    w->q.now_ns = now_ns;
+    pelt_update(w, cpu);
+    w->hw.core_mhz[core] = m->types[m->cores[core].type].max_mhz * (uint32_t)quarters / 4;
+    w->sched.cpu[cpu].curr = running;
+    pelt_update(w, cpu);
+}
+
+static unsigned long pelt_util_at(struct cfx *f, int cpu, sim_time_t now_ns)
+{
+    f->w.q.now_ns = now_ns;
+    pelt_sync(&f->w, cpu);
+    return f->w.cpufreq.pelt[cpu].avg.util_avg;
+}
+
+/* The CPU signal of kernel/sched/pelt.h: the PELT clock runs at f/fmax
+ * (cap_scale in 1024ths) while busy and catches up at idle, so 10 ms of
+ * work at fmax then idle equals 20 ms at fmax / 2 then idle, to the unit;
+ * 32 periods (33.55 ms) of running from 0 give half of 1024; a CPU
+ * that never idles at fmax / 4 still climbs to 1024, and when it then idles
+ * with a full util_sum the clock's lag is lost idle time, not decay. */
+static void test_pelt_cpu(void **state)
 {
     (void)state;
-    /* 32 ms half-life: idle halves, running from 0 reaches half of full. */
-    assert_float_equal(pelt_decay(1024, 32 * SIM_NS_PER_MS, false, 0), 512, 1e-9);
-    assert_float_equal(pelt_decay(0, 32 * SIM_NS_PER_MS, true, 1), 512, 1e-9);
-    assert_float_equal(pelt_decay(0, 64 * SIM_NS_PER_MS, true, 1), 768, 1e-9);
-    /* Frequency invariance: 32 ms at half of fmax is 16 ms of full-speed
-     * work; a CPU with no idle time still reaches 1024 eventually. */
-    assert_float_equal(pelt_decay(0, 32 * SIM_NS_PER_MS, true, 0.5),
-                       1024 * (1 - exp2(-0.5)), 1e-9);
-    assert_float_equal(pelt_decay(0, 2000 * SIM_NS_PER_MS, true, 0.25), 1024, 0.05);
-    /* Busy 1 ms of every 2 at fmax: the signal oscillates around 512. */
-    double u = 0;
-    for (int i = 0; i < 1000; i++)
-        u = pelt_decay(pelt_decay(u, SIM_NS_PER_MS, true, 1), SIM_NS_PER_MS, false, 0);
-    assert_true(u > 490 && u < 512);
-    /* Splitting an interval changes nothing (continuous decay). */
-    double a = pelt_decay(pelt_decay(300, 5 * SIM_NS_PER_MS, true, 1), 7 * SIM_NS_PER_MS, true, 1);
-    assert_float_equal(a, pelt_decay(300, 12 * SIM_NS_PER_MS, true, 1), 1e-9);
+    const sim_time_t ms = SIM_NS_PER_MS, period_ns = 1024 * 1024;
+    assert_int_equal(pelt_clock_advance(0, 32 * ms, 512), 16 * ms);
+    struct cfx *f = cfx_new(NULL, "intel_pstate=passive", NULL);
+    struct task busy;
+    f->w.cpufreq.pelt[0] = f->w.cpufreq.pelt[1] = f->w.cpufreq.pelt[2] = (struct pelt_cpu){ 0 };
+
+    pelt_set(f, 0, 0, &busy, 4);
+    unsigned long u32 = pelt_util_at(f, 0, 32 * period_ns);
+    assert_in_range(u32, 511, 513);
+
+    pelt_set(f, 1, 0, &busy, 4);
+    pelt_set(f, 1, 10 * ms, NULL, 4);
+    pelt_set(f, 2, 0, &busy, 2);
+    pelt_set(f, 2, 20 * ms, NULL, 2);
+    unsigned long fast = pelt_util_at(f, 1, 40 * ms), slow = pelt_util_at(f, 2, 40 * ms);
+    assert_true(fast > 100);
+    assert_int_equal(slow, fast);
+
+    f->w.cpufreq.pelt[0] = (struct pelt_cpu){ 0 };
+    pelt_set(f, 0, 0, &busy, 1);
+    assert_true(pelt_util_at(f, 0, 4000 * ms) >= 1020);
+    pelt_set(f, 0, 4000 * ms, NULL, 1);
+    assert_int_equal(f->w.cpufreq.pelt[0].lost_idle_ns, 3000 * ms);
+    assert_true(pelt_util_at(f, 0, 4001 * ms) >= 1000);
+    f->w.sched.cpu[0].curr = NULL;
+    cfx_free(f);
 }
 
 /* ---- mode selection ---------------------------------------------------------- */
@@ -240,7 +277,7 @@ static void test_limits_and_switching(void **state)
 static void su_step(struct cfx *f, struct cpufreq_policy *p, sim_time_t ms, double util)
 {
     f->w.q.now_ns = ms * SIM_NS_PER_MS;
-    f->w.cpufreq.pelt[p->cpu].util_avg = util;
+    f->w.cpufreq.pelt[p->cpu].avg.util_avg = (unsigned long)util;
     cpufreq_gov_schedutil.update(&f->w, p);
 }
 
@@ -421,7 +458,7 @@ static void test_speed_and_power(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pelt_decay),
+        cmocka_unit_test(test_pelt_cpu),
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_validate_and_offer),
         cmocka_unit_test(test_limits_and_switching),

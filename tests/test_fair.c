@@ -71,6 +71,35 @@ static int wake_from(struct load *l, int prev, int waker)
     return select_task_rq_fair(&l->f->w, &t, waker, false);
 }
 
+/* A runqueue's PELT signals as the kernel holds them (pelt.c): whole
+ * numbers, saturating just under 1024 for a CPU that always runs, standing
+ * still within a 1024 us period, halving over 32 periods (33.55 ms) of
+ * idle. cpu5 runs a pinned task for 2 s, then idles. */
+static void test_rq_pelt_signals(void **state)
+{
+    (void)state;
+    const sim_time_t period_ns = 1024 * 1024;
+    struct load *l = load_new("machines/skx-2s.ini", "6.6");
+    struct probe p = { .done_ns = 0 };
+    task_init(&p.t, probe_done, 5);
+    task_set_affinity(&p.t, 5);
+    sched_wake_task(&l->f->w, &p.t, 2.0 * SIM_NS_PER_S, 5);
+    load_run(l, SIM_NS_PER_S);
+    struct sched_avg busy = rq_avg_now(&l->f->w, 5);
+    assert_true(busy.util_avg >= 1000 && busy.util_avg < 1024);
+    assert_true((double)busy.util_avg == floor((double)busy.util_avg));
+    assert_true((double)busy.load_avg == floor((double)busy.load_avg));
+    while (!p.done_ns)
+        load_run(l, SIM_NS_PER_MS);   /* until the task ends; cpu5 idles since */
+    double u0 = (double)rq_avg_now(&l->f->w, 5).util_avg;
+    assert_true(u0 > 0);
+    load_run(l, 1);
+    assert_true((double)rq_avg_now(&l->f->w, 5).util_avg == u0);
+    load_run(l, 32 * period_ns - 1);
+    assert_true(fabs((double)rq_avg_now(&l->f->w, 5).util_avg - u0 / 2) <= 1);
+    load_free(l);
+}
+
 /* An idle previous CPU keeps its task: neither an interrupt on another idle
  * CPU of its LLC (wake_affine_idle hands over to an idle prev) nor a busy
  * waker there pulls it. */
@@ -275,7 +304,9 @@ static void test_fork_group_cpu(void **state)
 }
 
 /* update_pick_idlest (3edecfef0285): two E-modules with 4 idle CPUs each,
- * the one that ran a task recently has more util: the other one wins. */
+ * the one that ran a task recently has more util: the other one wins. The
+ * fork comes 2 ms in, past the first PELT period end (1.05 ms): util_avg
+ * only moves when a period ends. */
 static void test_fork_util_tie(void **state)
 {
     (void)state;
@@ -284,7 +315,7 @@ static void test_fork_util_tie(void **state)
     task_init(&a.t, probe_done, 9);
     sched_wake_task(&l->f->w, &a.t, 100000, 9);
     load_busy(l, 0);
-    load_run(l, SIM_NS_PER_MS);
+    load_run(l, 2 * SIM_NS_PER_MS);
     assert_int_equal(fork_from(l, 0), 12);
     load_free(l);
 }
@@ -292,6 +323,7 @@ static void test_fork_util_tie(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rq_pelt_signals),
         cmocka_unit_test(test_prev_idle),
         cmocka_unit_test(test_wake_affine_waker_llc),
         cmocka_unit_test(test_idle_core_skips_busy_sibling),

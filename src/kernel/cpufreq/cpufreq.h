@@ -39,6 +39,7 @@
 #include "hw/machine.h"
 #include "hw/rapl.h"
 #include "kernel/params.h"
+#include "kernel/sched/pelt.h"
 #include "sim/eventq.h"
 #include "util/diag.h"
 
@@ -107,17 +108,19 @@ struct cpufreq_policy {
     struct sim_event tick_ev;   /* the scheduler tick while busy (sampling governors) */
 };
 
-/* Per-CPU utilisation tracking (pelt.c). */
+/* Per-CPU utilisation tracking (pelt.c): the CPU's util_avg on its
+ * frequency-invariant PELT clock (rq->clock_pelt). */
 struct pelt_cpu {
-    double util_avg;            /* 0..PELT_SCALE, frequency invariant */
-    sim_time_t last_update_ns;
+    struct sched_avg avg;       /* util_avg 0..PELT_SCALE (kernel/sched/pelt.h) */
+    sim_time_t clock_pelt_ns;   /* rq->clock_pelt: f/fmax of the running time */
+    sim_time_t lost_idle_ns;    /* rq->lost_idle_time: idle time of a full CPU */
+    sim_time_t last_update_ns;  /* real time of the last fold */
     sim_time_t busy_ns;         /* total time running a task */
     uint64_t idle_calls;        /* times the CPU went idle */
     bool running;
 };
 
 #define PELT_SCALE 1024.0       /* SCHED_CAPACITY_SCALE */
-#define PELT_HALFLIFE_NS (32 * SIM_NS_PER_MS)
 
 struct cpufreq_hwp_core {
     struct hwp_core hc;         /* the hardware's control-loop state */
@@ -267,8 +270,8 @@ void pelt_init(struct pelt_cpu *pc, sim_time_t now_ns);
 void pelt_sync(struct world *w, int cpu);
 /* pelt_sync, then take the CPU's new state from the scheduler. */
 void pelt_update(struct world *w, int cpu);
-/* Pure: util after dt_ns from util, running at scale (f/fmax: the signal's
- * clock advances dt_ns x scale) or idle (real time). */
-double pelt_decay(double util, sim_time_t dt_ns, bool running, double scale);
+/* The PELT clock after dt_ns of running at f/fmax = scale / 1024 (cap_scale,
+ * integer as in the kernel's update_rq_clock_pelt). */
+sim_time_t pelt_clock_advance(sim_time_t clock_pelt_ns, sim_time_t dt_ns, unsigned scale);
 
 #endif

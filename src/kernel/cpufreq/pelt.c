@@ -1,47 +1,48 @@
-/* pelt: per-CPU utilisation in the manner of the scheduler's PELT
- * (kernel/sched/pelt.c), for the governors that read it (schedutil).
+/* pelt: per-CPU utilisation as the scheduler's PELT computes it
+ * (kernel/sched/pelt.c and pelt.h), for the governors that read it
+ * (schedutil).
  *
  * Why: schedutil sets f = 1.25 x fmax x util / max (FACTS.md §5 [F2]), so
- * what matters is the utilisation signal: a geometric average of running
- * time with a 32 ms half-life (y^32 = 1/2), frequency-invariant (x86 scales
- * by APERF/MPERF since v5.7). Invariance works as the kernel's clock_pelt
- * does: running time at f advances the signal's clock by only f/fmax of it
- * (the work done), and idle time is decayed in real time, the clock having
- * caught up at idle entry. So the same work gives the same util at any
- * frequency when there is idle time, and a CPU with no idle time at all
- * still climbs to 1024 (slowly at low f), which lets schedutil escape a
- * frequency too low for the load.
+ * what matters is the utilisation signal: the runqueue's util_avg in the
+ * kernel's fixed point (kernel/sched/pelt.h here: 1024 us periods, y^32 =
+ * 1/2), frequency-invariant (x86 scales by APERF/MPERF since v5.7) the way
+ * the kernel does it since v5.1 (23127296889f): the signal runs on the
+ * runqueue's own clock, clock_pelt, which advances by f/fmax of the running
+ * time (update_rq_clock_pelt, cap_scale) and is set to the real clock while
+ * the CPU idles, so the time it fell behind while running is decayed as
+ * idle time. The same work thus gives the same util at any frequency when
+ * there is idle time. A CPU whose util_sum is full when it goes idle had no
+ * idle time to lose: the gap is kept as lost_idle_time and taken off the
+ * clock from then on (update_idle_rq_clock_pelt), so a CPU that never idles
+ * still climbs to 1024, slowly at low f.
  *
- * Departures: time is continuous (the kernel sums 1024 us periods; the
- * difference is under one period's worth); one signal per CPU (the rq's
- * CFS util_avg), no per-task signals, no util_est, no RT/DL/IRQ parts; the
- * capacity of each CPU is its own maximum (util relative to its fmax). The
- * CPU's state comes from the scheduler at every busy/idle transition, the
- * only times it changes, and is folded again before any frequency change. */
-#include <math.h>
-
+ * Departures: one signal per CPU (the rq's CFS util_avg, kept apart from
+ * the non-invariant signals fair.c places tasks with), no per-task signals,
+ * no util_est, no RT/DL/IRQ parts; the capacity of each CPU is its own
+ * maximum (util relative to its fmax). The CPU's state comes from the
+ * scheduler at every busy/idle transition, the only times it changes, and
+ * is folded again before any frequency change. */
 #include "kernel/cpufreq/cpufreq.h"
 #include "world.h"
 
 void pelt_init(struct pelt_cpu *pc, sim_time_t now_ns)
 {
-    pc->util_avg = 0;
-    pc->last_update_ns = now_ns;
-    pc->busy_ns = 0;
-    pc->idle_calls = 0;
-    pc->running = false;
+    *pc = (struct pelt_cpu){ .avg = { .last_update_ns = now_ns },
+                             .clock_pelt_ns = now_ns, .last_update_ns = now_ns };
 }
 
-double pelt_decay(double util, sim_time_t dt_ns, bool running, double scale)
+sim_time_t pelt_clock_advance(sim_time_t clock_pelt_ns, sim_time_t dt_ns, unsigned scale)
 {
-    if (dt_ns <= 0)
-        return util;
-    double t = (double)dt_ns * (running ? scale : 1.0);
-    double keep = exp2(-t / (double)PELT_HALFLIFE_NS);
-    double u = util * keep;
-    if (running)
-        u += PELT_SCALE * (1 - keep);
-    return u;
+    return clock_pelt_ns + (sim_time_t)(((uint64_t)dt_ns * scale) >> 10);
+}
+
+/* f/fmax of cpu's core now, in 1024ths (arch_scale_freq_capacity), at most 1024. */
+static unsigned pelt_freq_scale(const struct world *w, int cpu)
+{
+    const struct hw_machine *m = w->machine;
+    int core = m->cpus[cpu].core;
+    uint64_t scale = (uint64_t)w->hw.core_mhz[core] * 1024 / m->types[m->cores[core].type].max_mhz;
+    return scale < 1024 ? (unsigned)scale : 1024;
 }
 
 void pelt_sync(struct world *w, int cpu)
@@ -51,17 +52,26 @@ void pelt_sync(struct world *w, int cpu)
     sim_time_t dt = now - pc->last_update_ns;
     if (dt <= 0)
         return;
-    double scale = 0;
     if (pc->running) {
-        const struct hw_machine *m = w->machine;
-        int core = m->cpus[cpu].core;
-        scale = (double)w->hw.core_mhz[core] / m->types[m->cores[core].type].max_mhz;
-        if (scale > 1)
-            scale = 1;
+        pc->clock_pelt_ns = pelt_clock_advance(pc->clock_pelt_ns, dt, pelt_freq_scale(w, cpu));
         pc->busy_ns += dt;
+    } else {
+        pc->clock_pelt_ns = now;   /* idle: the PELT clock follows the real one */
     }
-    pc->util_avg = pelt_decay(pc->util_avg, dt, pc->running, scale);
     pc->last_update_ns = now;
+    pelt_update_load_avg(&pc->avg, pc->clock_pelt_ns - pc->lost_idle_ns,
+                         pc->running ? SCHED_CAPACITY_SCALE : 0, pc->running, 1);
+}
+
+/* update_idle_rq_clock_pelt: the CPU goes idle; a full util_sum (against
+ * the upper bound of the divider, as the kernel compares) had no idle time
+ * to lose, so the clock's lag is kept out of the signal. */
+static void pelt_enter_idle(struct world *w, struct pelt_cpu *pc)
+{
+    const uint32_t full = ((LOAD_AVG_MAX - 1024) << 10) - LOAD_AVG_MAX;
+    if (pc->avg.util_sum >= full)
+        pc->lost_idle_ns += w->q.now_ns - pc->clock_pelt_ns;
+    pc->clock_pelt_ns = w->q.now_ns;
 }
 
 void pelt_update(struct world *w, int cpu)
@@ -69,7 +79,9 @@ void pelt_update(struct world *w, int cpu)
     struct pelt_cpu *pc = &w->cpufreq.pelt[cpu];
     pelt_sync(w, cpu);
     bool running = w->sched.cpu[cpu].curr != NULL;
-    if (pc->running && !running)
+    if (pc->running && !running) {
         pc->idle_calls++;
+        pelt_enter_idle(w, pc);
+    }
     pc->running = running;
 }

@@ -61,7 +61,7 @@ static void sugov_update_single(struct world *w, struct cpufreq_policy *p)
     if (!sugov_should_update_freq(sg, now))
         return;
     bool busy = !sg->need_freq_update && sugov_cpu_is_busy(sg, pc);
-    uint32_t next = sugov_get_next_freq(p, pc->util_avg);
+    uint32_t next = sugov_get_next_freq(p, (double)pc->avg.util_avg);
     if (busy && next < sg->next_freq_khz)
         next = sg->next_freq_khz;
     if (next == sg->next_freq_khz && !sg->need_freq_update)

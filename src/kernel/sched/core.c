@@ -401,6 +401,7 @@ void sched_init(struct world *w)
     struct sched *s = &w->sched;
     s->ncpus = w->machine->ncpus;
     s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
+    s->rq_avg = xcalloc((size_t)s->ncpus, sizeof *s->rq_avg);
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
@@ -425,6 +426,7 @@ void sched_destroy(struct world *w)
     free(w->sched.cpu);
     w->sched.cpu = NULL;
     free(w->sched.llc);
+    free(w->sched.rq_avg);
     free(w->sched.scan_mask);
     sched_balance_destroy(w);
     itmt_destroy(&w->sched.itmt);

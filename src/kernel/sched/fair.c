@@ -18,10 +18,14 @@
  * step for M:N wakeup patterns wider than the LLC. A fork takes the slow path
  * from the highest SD_BALANCE_FORK domain (see sched_balance_find_dst_cpu).
  *
- * PELT (kernel/sched/pelt.c), as far as these rules read it: per CPU, util
- * (running time) and load (nr_running x NICE_0_LOAD) as geometric averages
- * with a 32 ms half-life; per task, util (running) and load (runnable).
- * Departures: not frequency- or capacity-invariant, no util_est, no blocked
+ * PELT (kernel/sched/pelt.c, in its fixed point: pelt.h), as far as these
+ * rules read it: per CPU, util (running time) and load (nr_running x
+ * NICE_0_LOAD); per task, util (running) and load (runnable). A runqueue's
+ * sums are brought up to date when its state changes and when a rule reads
+ * them (at most once per period: the kernel's remote reads see the value of
+ * the last tick or blocked-load update instead), a task's when its state
+ * changes. Departures: not frequency- or capacity-invariant, no util_est,
+ * no runnable_avg apart from load, no blocked
  * load migration (a task's history stays in its old CPU's signals and
  * decays there), nice 0 for every task. A new task starts with load 1024 and
  * util half the spare capacity of its CPU (post_init_entity_util_avg).
@@ -31,7 +35,6 @@
  * pmlab covers), uclamp, core scheduling, SCHED_IDLE tasks, the per-CPU
  * kthread stacking rule, SIS_PROP before v6.0 (the scan is then unlimited),
  * and the scan's own cost. */
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,59 +49,65 @@
 
 /* ---- PELT ----------------------------------------------------------------- */
 
-/* avg (util over running, load over runnable x nr) decayed to now: the
- * geometric average of pelt.c's pelt_decay, one decay factor for both. */
-static void avg_at(const struct sched_avg *a, sim_time_t now, bool running, int nr,
-                   struct sched_avg *out)
+/* The state each signal held since its last update, as pelt.c takes it:
+ * a runqueue sums its weight (nr_running x NICE_0_LOAD) and averages with
+ * weight 1, a task sums 1 while runnable and averages with its weight
+ * (__update_load_avg_cfs_rq, __update_load_avg_se). */
+static unsigned long rq_pelt_load(const struct cfs_rq_avg *ra)
 {
-    sim_time_t dt = now - a->last_update_ns;
-    *out = *a;
-    if (dt <= 0)
-        return;
-    double keep = exp2(-(double)dt / (double)PELT_HALFLIFE_NS), gain = PELT_SCALE * (1 - keep);
-    out->util_avg = a->util_avg * keep + (running ? gain : 0);
-    out->load_avg = a->load_avg * keep + nr * gain;
-    out->last_update_ns = now;
+    return (unsigned long)ra->nr_running * NICE_0_LOAD;
+}
+
+static unsigned long task_pelt_load(const struct task *t)
+{
+    return t->avg_state != TASK_AVG_SLEEPING;
 }
 
 void rq_avg_sync(struct world *w, int cpu)
 {
-    struct sched_cpu *c = &w->sched.cpu[cpu];
-    avg_at(&c->avg, w->q.now_ns, c->avg_running, c->avg_nr, &c->avg);
-    int old_nr = c->avg_nr;
-    c->avg_running = c->curr != NULL;
-    c->avg_nr = (c->curr != NULL) + c->nr_queued;
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
+    pelt_update_load_avg(&ra->avg, w->q.now_ns, rq_pelt_load(ra), ra->running, 1);
+    int old_nr = ra->nr_running;
+    ra->running = c->curr != NULL;
+    ra->nr_running = (c->curr != NULL) + c->nr_queued;
     /* add_nr_running / sub_nr_running: every change of nr_running comes here */
-    if (old_nr != c->avg_nr)
-        sched_balance_nr_changed(w, old_nr, c->avg_nr);
+    if (old_nr != ra->nr_running)
+        sched_balance_nr_changed(w, old_nr, ra->nr_running);
 }
 
+/* A new task's averages were set by fair_post_init_util, which also put
+ * its sums on its runqueue's grid (attach_entity_load_avg). */
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
 {
     if (!t->avg_new)
-        avg_at(&t->avg, w->q.now_ns, t->avg_state == TASK_AVG_RUNNING,
-               t->avg_state != TASK_AVG_SLEEPING, &t->avg);
-    t->avg.last_update_ns = w->q.now_ns;
+        pelt_update_load_avg(&t->avg, w->q.now_ns, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
+                    NICE_0_LOAD);
     t->avg_new = false;
     t->avg_state = s;
 }
 
+/* cpu's averages, brought up to now if a period ended (see rq_avg_now);
+ * a pointer, so the scans over every CPU copy nothing. */
+static const struct sched_avg *rq_avg(const struct world *w, int cpu)
+{
+    struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
+    if (pelt_period_ended(&ra->avg, w->q.now_ns))
+        pelt_update_load_avg(&ra->avg, w->q.now_ns, rq_pelt_load(ra), ra->running, 1);
+    return &ra->avg;
+}
+
 struct sched_avg rq_avg_now(const struct world *w, int cpu)
 {
-    const struct sched_cpu *c = &w->sched.cpu[cpu];
-    struct sched_avg a;
-    avg_at(&c->avg, w->q.now_ns, c->avg_running, c->avg_nr, &a);
-    return a;
+    return *rq_avg(w, cpu);
 }
 
 struct sched_avg task_avg_now(const struct world *w, const struct task *t)
 {
-    struct sched_avg a;
     if (t->avg_new)
         return t->avg;
-    avg_at(&t->avg, w->q.now_ns, t->avg_state == TASK_AVG_RUNNING,
-           t->avg_state != TASK_AVG_SLEEPING, &a);
-    return a;
+    return pelt_avg_at(&t->avg, w->q.now_ns, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
+                       NICE_0_LOAD);
 }
 
 static unsigned long capacity_of(const struct world *w, int cpu)
@@ -115,7 +124,7 @@ static bool task_on_cpu_signals(const struct task *p, int cpu)
 /* cpu_util(cpu, p, -1): util without p's contribution, capped at capacity. */
 static double cpu_util_without(const struct world *w, int cpu, const struct task *p)
 {
-    double util = rq_avg_now(w, cpu).util_avg;
+    double util = (double)rq_avg(w, cpu)->util_avg;
     if (task_on_cpu_signals(p, cpu)) {
         util -= task_avg_now(w, p).util_avg;
         util = util < 0 ? 0 : util;
@@ -126,7 +135,7 @@ static double cpu_util_without(const struct world *w, int cpu, const struct task
 
 static double cpu_load_without(const struct world *w, int cpu, const struct task *p)
 {
-    double load = rq_avg_now(w, cpu).load_avg;
+    double load = (double)rq_avg(w, cpu)->load_avg;
     if (task_on_cpu_signals(p, cpu)) {
         load -= task_avg_now(w, p).load_avg;
         load = load < 0 ? 0 : load;
@@ -213,13 +222,36 @@ static int wake_affine(const struct world *w, const struct sched_domain *sd,
 
 /* ---- select_idle_sibling -------------------------------------------------- */
 
-/* cpus[]: span of sd and p's affinity, the scan's working mask. */
+/* cpus[]: span of sd and p's affinity, the scan's working mask. Only the
+ * span's entries are set: the scan reads no other. */
 static bool *sis_mask(struct world *w, const struct sched_span *span, const struct task *p)
 {
     bool *cpus = w->sched.scan_mask;
-    for (int cpu = 0; cpu < w->sched.ncpus; cpu++)
-        cpus[cpu] = span->has[cpu] && task_allowed_on(p, cpu);
+    for (int i = 0; i < span->weight; i++)
+        cpus[span->cpus[i]] = task_allowed_on(p, span->cpus[i]);
     return cpus;
+}
+
+/* for_each_cpu_wrap(cpu, span, start): span's CPUs from the first at or
+ * after start, wrapping around; *i counts from 0 to span->weight. Scans
+ * walk the span, not the machine, so their cost is the LLC's size. */
+static int span_wrap_first(const struct sched_span *span, int start)
+{
+    int lo = 0, hi = span->weight;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (span->cpus[mid] < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == span->weight ? 0 : lo;
+}
+
+static int span_wrap_cpu(const struct sched_span *span, int first, int i)
+{
+    int k = first + i;
+    return span->cpus[k < span->weight ? k : k - span->weight];
 }
 
 static const struct sched_span *smt_mask(const struct world *w, int cpu)
@@ -295,7 +327,7 @@ static int sic_step(const struct world *w, int cpu, bool has_idle_core, bool *cp
 static int select_idle_cpu(struct world *w, const struct task *p, const struct sched_domain *sd,
                            bool has_idle_core, int target)
 {
-    int n = w->sched.ncpus, idle_cpu = -1, nr = INT32_MAX;
+    int idle_cpu = -1, nr = INT32_MAX;
     bool *cpus = sis_mask(w, sd->span, p);
     if (w->sched.sis_util) {
         nr = fair_nr_idle_scan(w, target) + 1;
@@ -304,9 +336,10 @@ static int select_idle_cpu(struct world *w, const struct task *p, const struct s
     }
     const struct sched_group *sg = sd->groups[0];
     if (w->sched.topo.cluster_active && (sg->flags & SD_CLUSTER)) {
-        for (int k = 1; k <= n; k++) {
-            int cpu = (target + k) % n;
-            if (!sg->span->has[cpu] || !cpus[cpu])
+        int first = span_wrap_first(sg->span, target + 1);
+        for (int k = 0; k < sg->span->weight; k++) {
+            int cpu = span_wrap_cpu(sg->span, first, k);
+            if (!cpus[cpu])
                 continue;
             int r = sic_step(w, cpu, has_idle_core, cpus, &nr, &idle_cpu);
             if (r >= 0)
@@ -317,8 +350,9 @@ static int select_idle_cpu(struct world *w, const struct task *p, const struct s
         for (int i = 0; i < sg->span->weight; i++)
             cpus[sg->span->cpus[i]] = false;
     }
-    for (int k = 1; k <= n; k++) {
-        int cpu = (target + k) % n;
+    int first = span_wrap_first(sd->span, target + 1);
+    for (int k = 0; k < sd->span->weight; k++) {
+        int cpu = span_wrap_cpu(sd->span, first, k);
         if (!cpus[cpu])
             continue;
         int r = sic_step(w, cpu, has_idle_core, cpus, &nr, &idle_cpu);
@@ -338,10 +372,10 @@ static int select_idle_capacity(struct world *w, const struct task *p,
 {
     double util = task_avg_now(w, p).util_avg;
     unsigned long best_cap = 0;
-    int best_cpu = -1, n = w->sched.ncpus;
-    for (int k = 0; k < n; k++) {
-        int cpu = (target + k) % n;
-        if (!sd->span->has[cpu] || !task_allowed_on(p, cpu) || !sched_cpu_idle(w, cpu))
+    int best_cpu = -1, first = span_wrap_first(sd->span, target);
+    for (int k = 0; k < sd->span->weight; k++) {
+        int cpu = span_wrap_cpu(sd->span, first, k);
+        if (!task_allowed_on(p, cpu) || !sched_cpu_idle(w, cpu))
             continue;
         if (util_fits_cpu(w, util, cpu))
             return cpu;
@@ -644,7 +678,7 @@ static int sched_balance_find_dst_group_cpu(const struct world *w, const struct 
                 shallowest = cpu;
             }
         } else if (shallowest == -1) {
-            double load = rq_avg_now(w, cpu).load_avg;
+            double load = (double)rq_avg(w, cpu)->load_avg;
             if (load < min_load) {
                 min_load = load;
                 least_loaded = cpu;
@@ -693,19 +727,21 @@ static int sched_balance_find_dst_cpu(const struct world *w, const struct sched_
 
 /* ---- select_task_rq_fair ------------------------------------------------------ */
 
+/* post_init_entity_util_avg: half the CPU's spare capacity, or the task's
+ * share of the runqueue's util by weight if that is less; then the sums
+ * from the averages on the runqueue's grid, as attach_entity_load_avg does
+ * at the enqueue that follows. Integer arithmetic as in the kernel. */
 void fair_post_init_util(struct world *w, struct task *p, int cpu)
 {
     struct sched_avg rq = rq_avg_now(w, cpu);
-    double cap = ((double)capacity_of(w, cpu) - rq.util_avg) / 2;
+    long cap = ((long)capacity_of(w, cpu) - (long)rq.util_avg) / 2;
     p->avg.util_avg = 0;
-    if (cap <= 0)
-        return;
-    if (rq.util_avg > 0) {
-        double util = rq.util_avg * NICE_0_LOAD / (rq.load_avg + 1);
-        p->avg.util_avg = util < cap ? util : cap;
-    } else {
-        p->avg.util_avg = cap;
+    if (cap > 0) {
+        unsigned long util = rq.util_avg ? rq.util_avg * NICE_0_LOAD / (rq.load_avg + 1)
+                                         : (unsigned long)cap;
+        p->avg.util_avg = util < (unsigned long)cap ? util : (unsigned long)cap;
     }
+    pelt_attach(&p->avg, &rq, NICE_0_LOAD);
 }
 
 void fair_cpu_went_idle(struct world *w, int cpu)

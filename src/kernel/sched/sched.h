@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "kernel/sched/idle.h"
+#include "kernel/sched/pelt.h"
 #include "kernel/sched/topology.h"
 #include "kernel/x86/itmt.h"
 #include "sim/eventq.h"
@@ -48,13 +49,6 @@ typedef void (*task_done_fn)(struct world *w, struct task *t);
  * single_task_running() or need_resched() sees this and stops (KVM halt
  * polling); the owner decides, e.g. with sched_task_finish_now(). */
 typedef void (*task_rq_grew_fn)(struct world *w, struct task *t);
-
-/* PELT-like running averages (fair.c): util from running time, load from
- * runnable time (queued or running), both 0..SCHED_CAPACITY_SCALE per task. */
-struct sched_avg {
-    double util_avg, load_avg;
-    sim_time_t last_update_ns;
-};
 
 enum task_avg_state { TASK_AVG_SLEEPING, TASK_AVG_QUEUED, TASK_AVG_RUNNING };
 
@@ -76,7 +70,8 @@ struct task {
     const struct task *last_wakee;
     unsigned wakee_flips;
     sim_time_t wakee_flip_decay_ns;
-    struct sched_avg avg;
+    struct sched_avg avg;       /* se->avg (pelt.h): util over running, load over
+                                 * runnable, both 0..1024 for a nice-0 task */
     enum task_avg_state avg_state;
     bool avg_new;               /* forked, not yet enqueued (no contribution anywhere) */
     double work_ns;             /* remaining work, ns on the reference core alone */
@@ -107,13 +102,22 @@ struct sched_cpu {
     bool nohz_idle;             /* in nohz.idle_cpus_mask */
     bool in_newidle;            /* running sched_balance_newidle: a task moved
                                  * here is queued, not woken for */
-    struct sched_avg avg;       /* cfs_rq->avg: util (running), load (nr_running x 1024) */
-    int avg_nr;                 /* nr_running the averages hold since last_update_ns */
-    bool avg_running;
     bool had_task;              /* ran a task since it last went idle */
     sim_time_t idle_stamp_ns;   /* rq->idle_stamp: when it last went idle after a task */
     struct task idle_task;      /* the idle task as a waker (record_wakee from an
                                  * interrupt on an idle CPU) */
+};
+
+/* cfs_rq->avg of one CPU (fair.c): util over running time, load over
+ * nr_running x 1024, and the state the sums hold since their last update.
+ * One array apart from sched_cpu: the fork slow path and the balancer read
+ * every CPU's, and a read folds the time since the last update into the
+ * sums (the lazy update), so readers with a const world reach it through
+ * the pointer. */
+struct cfs_rq_avg {
+    struct sched_avg avg;
+    int nr_running;             /* nr_running since avg.last_update_ns */
+    bool running;               /* a task ran since avg.last_update_ns */
 };
 
 /* sd_llc_shared: what the CPUs of one LLC share, by llc id (first CPU). */
@@ -145,6 +149,7 @@ struct sched_balance {
 
 struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
+    struct cfs_rq_avg *rq_avg;  /* [ncpus] */
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
@@ -224,7 +229,7 @@ bool sched_core_is_idle(const struct world *w, int cpu);
 /* fair.c: select_task_rq_fair for t waking (fork false) from waker_cpu or
  * forked on it; the CPU t should be queued on. */
 int select_task_rq_fair(struct world *w, struct task *t, int waker_cpu, bool fork);
-/* PELT-like averages: fold cpu's [last update, now) and take its new state;
+/* PELT (pelt.h): fold cpu's [last update, now) and take its new state;
  * the same for a task entering state s. Call after every change. */
 void rq_avg_sync(struct world *w, int cpu);
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s);
@@ -263,6 +268,9 @@ int rq_nr_running(const struct world *w, int cpu);
 bool group_is_overloaded(int imbalance_pct, const struct sg_stats *sgs);
 bool group_has_capacity(int imbalance_pct, const struct sg_stats *sgs);
 int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr);
+/* cpu's and t's averages now. rq_avg_now brings cpu's sums up to now (the
+ * update a read does, at most once per 1024 us period; only the rounding
+ * of later values depends on it); task_avg_now leaves t as it is. */
 struct sched_avg rq_avg_now(const struct world *w, int cpu);
 struct sched_avg task_avg_now(const struct world *w, const struct task *t);
 /* fits_capacity: util within 80 % of cpu's capacity. */

@@ -1,0 +1,111 @@
+/* pelt: the kernel's PELT arithmetic, see pelt.h. */
+#include "kernel/sched/pelt.h"
+
+/* y^n x 2^32 for n < 32, y^32 = 1/2 (runnable_avg_yN_inv, generated in the
+ * kernel by Documentation/scheduler/sched-pelt.c): a table of facts. */
+static const uint32_t pelt_yn_inv[LOAD_AVG_PERIOD] = {
+    0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6,
+    0xe0ccdeeb, 0xdbfbb796, 0xd744fcc9, 0xd2a81d91, 0xce248c14, 0xc9b9bd85,
+    0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46, 0xb504f333, 0xb123f581,
+    0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9,
+    0x9837f050, 0x94f4efa8, 0x91c3d373, 0x8ea4398a, 0x8b95c1e3, 0x88980e80,
+    0x85aac367, 0x82cd8698,
+};
+
+/* (val x mul) >> 32 without losing the top bits (mul_u64_u32_shr): split
+ * val in 32-bit halves; the high half's product has no bits below 2^32. */
+static uint64_t mul_u64_u32_shr32(uint64_t val, uint32_t mul)
+{
+    uint64_t hi = val >> 32, lo = val & 0xffffffffu;
+    return hi * mul + ((lo * mul) >> 32);
+}
+
+uint64_t pelt_decay_load(uint64_t val, uint64_t periods)
+{
+    if (periods > LOAD_AVG_PERIOD * 63)
+        return 0;
+    unsigned n = (unsigned)periods;
+    /* y^n = (1/2)^(n / 32) x y^(n % 32): a shift and one table entry */
+    val >>= n / LOAD_AVG_PERIOD;
+    return mul_u64_u32_shr32(val, pelt_yn_inv[n % LOAD_AVG_PERIOD]);
+}
+
+uint32_t pelt_accumulate_segments(uint64_t periods, uint32_t d1, uint32_t d3)
+{
+    /* the full periods: 1024 x (sum y^k for k in 1..p-1), from the infinite
+     * sum LOAD_AVG_MAX less its tail from p on and its first term */
+    uint32_t full = LOAD_AVG_MAX - (uint32_t)pelt_decay_load(LOAD_AVG_MAX, periods) - 1024;
+    return (uint32_t)pelt_decay_load(d1, periods) + full + d3;
+}
+
+/* accumulate_sum: decay the sums by the periods that ended in delta units,
+ * then add the new contribution. Returns the number of periods ended. */
+static uint64_t pelt_accumulate_sum(struct sched_avg *sa, uint64_t delta, unsigned long load,
+                                    bool running)
+{
+    uint64_t contrib = delta;
+    delta += sa->period_contrib;
+    uint64_t periods = delta / PELT_PERIOD_UNITS;
+    if (periods) {
+        sa->load_sum = pelt_decay_load(sa->load_sum, periods);
+        sa->util_sum = (uint32_t)pelt_decay_load(sa->util_sum, periods);
+        delta %= PELT_PERIOD_UNITS;
+        if (load)
+            contrib = pelt_accumulate_segments(periods, PELT_PERIOD_UNITS - sa->period_contrib,
+                                               (uint32_t)delta);
+    }
+    sa->period_contrib = (uint32_t)delta;
+    if (load)
+        sa->load_sum += load * contrib;
+    if (running)
+        sa->util_sum += (uint32_t)(contrib << PELT_UNIT_SHIFT);
+    return periods;
+}
+
+/* ___update_load_avg */
+static void pelt_update_avgs(struct sched_avg *sa, unsigned long weight)
+{
+    uint32_t divider = pelt_divider(sa);
+    sa->load_avg = (unsigned long)(weight * sa->load_sum / divider);
+    sa->util_avg = sa->util_sum / divider;
+}
+
+bool pelt_update_load_avg(struct sched_avg *sa, sim_time_t now_ns, unsigned long load, bool running,
+                 unsigned long weight)
+{
+    sim_time_t delta_ns = now_ns - sa->last_update_ns;
+    if (delta_ns < 0) {
+        sa->last_update_ns = now_ns;   /* time went back: restart from now */
+        return false;
+    }
+    uint64_t delta = (uint64_t)delta_ns >> PELT_UNIT_SHIFT;
+    if (!delta)
+        return false;
+    sa->last_update_ns += (sim_time_t)(delta << PELT_UNIT_SHIFT);
+    if (!load)
+        running = false;   /* running is a subset of runnable */
+    if (!pelt_accumulate_sum(sa, delta, load, running))
+        return false;
+    pelt_update_avgs(sa, weight);
+    return true;
+}
+
+struct sched_avg pelt_avg_at(const struct sched_avg *sa, sim_time_t now_ns, unsigned long load,
+                             bool running, unsigned long weight)
+{
+    struct sched_avg out = *sa;
+    /* Within the current period the averages stand still: no work to do. */
+    if (pelt_period_ended(sa, now_ns))
+        pelt_update_load_avg(&out, now_ns, load, running, weight);
+    return out;
+}
+
+void pelt_attach(struct sched_avg *sa, const struct sched_avg *rq, unsigned long weight)
+{
+    sa->last_update_ns = rq->last_update_ns;
+    sa->period_contrib = rq->period_contrib;
+    uint32_t divider = pelt_divider(sa);
+    sa->util_sum = (uint32_t)(sa->util_avg * divider);
+    uint64_t load_sum = (uint64_t)sa->load_avg * divider;
+    sa->load_sum = weight < load_sum ? load_sum / weight : 1;
+}

@@ -1,0 +1,76 @@
+/* pelt: per-entity load tracking in the kernel's fixed-point arithmetic
+ * (kernel/sched/pelt.c and the table of kernel/sched/sched-pelt.h; the
+ * engine since v4.12's three-segment rework, 05296e7535d6, unchanged in the
+ * versions pmlab covers).
+ *
+ * Why the kernel's arithmetic and not exp2: time counts in 1024 ns units
+ * (the kernel shifts ns right by 10) and whole 1024-unit periods, and a
+ * signal decays by y per period with y^32 = 1/2, through a 32-entry table of
+ * y^n x 2^32 and a right shift per 32 periods. An average only changes when
+ * a period boundary passes, so reading a signal that was updated in the
+ * current period costs nothing, and the values are those the kernel would
+ * hold: util_avg = util_sum / divider with divider = LOAD_AVG_MAX - 1024 +
+ * the part of the current period already summed.
+ *
+ * Owners call pelt_update_load_avg with the state their entity held since its last
+ * update (the sums are lazy: updated when the state changes), and
+ * pelt_avg_at to read the averages at a later time without changing them. */
+#ifndef PMLAB_KERNEL_SCHED_PELT_H
+#define PMLAB_KERNEL_SCHED_PELT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/eventq.h"
+
+#define LOAD_AVG_PERIOD 32      /* periods per halving: y^32 = 1/2 */
+#define LOAD_AVG_MAX 47742      /* 1024 x sum of y^n, n >= 0: the most a sum holds */
+#define PELT_MIN_DIVIDER (LOAD_AVG_MAX - 1024)
+#define PELT_PERIOD_UNITS 1024  /* 1024 ns units per period (1.048576 ms) */
+#define PELT_UNIT_SHIFT 10      /* ns >> 10: the sums' time unit, 1024 ns */
+
+/* struct sched_avg: one entity's (a task's or a runqueue's) signals. */
+struct sched_avg {
+    sim_time_t last_update_ns;  /* last_update_time, on the 1024 ns grid */
+    uint64_t load_sum;          /* sum of load x time, decayed */
+    uint32_t util_sum;          /* sum of 1024 x running time, decayed */
+    uint32_t period_contrib;    /* 1024 ns units of the current period summed */
+    unsigned long load_avg;     /* weight x load_sum / divider */
+    unsigned long util_avg;     /* util_sum / divider, 0..1024 */
+};
+
+/* val x y^periods (decay_load); 0 past 63 halvings. */
+uint64_t pelt_decay_load(uint64_t val, uint64_t periods);
+/* The contribution of d1 (the end of the first period), periods - 1 full
+ * periods and d3 (the start of the current one), in 1024 ns units each
+ * decayed to now (__accumulate_pelt_segments). */
+uint32_t pelt_accumulate_segments(uint64_t periods, uint32_t d1, uint32_t d3);
+/* get_pelt_divider: what a sum is divided by to give its average. */
+static inline uint32_t pelt_divider(const struct sched_avg *sa)
+{
+    return PELT_MIN_DIVIDER + sa->period_contrib;
+}
+/* Fold [last_update, now) with load (0: not runnable; a runqueue passes its
+ * weight) and running into sa, then, if a period boundary passed, its
+ * averages (load_avg from weight x load_sum). Returns whether they changed
+ * (___update_load_sum then ___update_load_avg). */
+bool pelt_update_load_avg(struct sched_avg *sa, sim_time_t now_ns, unsigned long load, bool running,
+                 unsigned long weight);
+/* Whether a period boundary passed since sa's last update: only then can
+ * pelt_update_load_avg change its averages. */
+static inline bool pelt_period_ended(const struct sched_avg *sa, sim_time_t now_ns)
+{
+    sim_time_t delta_ns = now_ns - sa->last_update_ns;
+    return delta_ns < 0 ||
+           ((uint64_t)delta_ns >> PELT_UNIT_SHIFT) + sa->period_contrib >= PELT_PERIOD_UNITS;
+}
+/* The averages (load_avg, util_avg) pelt_update_load_avg would leave in sa at
+ * now_ns, sa itself unchanged: what a reader sees. The sums and the grid of
+ * the copy are up to date only if a period boundary passed. */
+struct sched_avg pelt_avg_at(const struct sched_avg *sa, sim_time_t now_ns, unsigned long load,
+                             bool running, unsigned long weight);
+/* Set the sums from the averages, on the grid of the runqueue avg rq it
+ * joins (attach_entity_load_avg): a new task's post-init signals. */
+void pelt_attach(struct sched_avg *sa, const struct sched_avg *rq, unsigned long weight);
+
+#endif
