@@ -349,6 +349,14 @@ static void test_balance_interval(void **state)
     assert_int_equal(sched_balance_interval_ns(w, 0, 0, true), 28 * SIM_NS_PER_MS);
     assert_int_equal(sched_balance_interval_ns(w, 0, MC, false), 16 * SIM_NS_PER_MS);
     assert_int_equal(sched_balance_interval_ns(w, 0, MC, true), 252 * SIM_NS_PER_MS);
+    /* A balanced domain's interval doubles (32 ms: 8 jiffies; 512 ms busy:
+     * 127); the answer follows, whatever was asked before. */
+    int nd;
+    struct sched_domain *d = sched_domains(&l->f->w.sched.topo, 0, &nd);
+    l->f->w.sched.balance.sd[&d[MC] - l->f->w.sched.topo.sd].balance_interval_ms *= 2;
+    assert_int_equal(sched_balance_interval_ns(w, 0, MC, false), 32 * SIM_NS_PER_MS);
+    assert_int_equal(sched_balance_interval_ns(w, 0, MC, true), 508 * SIM_NS_PER_MS);
+    assert_int_equal(sched_balance_interval_ns(w, 0, 0, false), 4 * SIM_NS_PER_MS);
     load_free(l);
     l = load_new("machines/skx-2s.ini", "6.10", NULL, false);
     int n;

@@ -369,6 +369,42 @@ static void test_hwp_monotone(void **state)
     cfx_free(f);
 }
 
+/* The saturated shortcut (intel_pstate's per-core memo) is hwp_select_mhz
+ * itself wherever the filter is saturated, and is used nowhere else. */
+static void test_hwp_saturated_shortcut(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_settings(NULL, NULL, NULL);
+    struct hwp_params prm;
+    hwp_params_init(&prm, f->m);
+    const struct hw_core_type *t = &f->m->types[0];
+    int saturated = 0, not_saturated = 0;
+    for (int epp = 0; epp <= 255; epp += 3)
+        for (uint32_t min = 400; min <= 3600; min += 1100)
+            for (uint32_t limit = 3000; limit <= 5300; limit += 700)
+                for (double busy = 0; busy <= 1.0001; busy += 1.0 / 64) {
+                    struct hwp_request r = { .min_mhz = min, .max_mhz = 5200, .epp = epp };
+                    uint32_t want = hwp_select_mhz(&prm, t, busy, &r, limit);
+                    if (hwp_busy_saturated(&prm, busy, &r)) {
+                        saturated++;
+                        assert_int_equal(hwp_saturated_mhz(&prm, t, &r, limit), want);
+                        assert_int_equal(hwp_select_mhz(&prm, t, 1.0, &r, limit), want);
+                    } else {
+                        not_saturated++;
+                        /* only below sat = busy_full x EPP / 255 */
+                        assert_true(busy < prm.busy_full * epp / 255.0 + 1e-12);
+                    }
+                }
+    assert_true(saturated > 0 && not_saturated > 0);
+    struct hwp_request r = { .min_mhz = 800, .max_mhz = 5200, .epp = 0x80 };
+    assert_false(hwp_busy_saturated(&prm, 0.25, &r));   /* sat = 128/255 */
+    assert_true(hwp_busy_saturated(&prm, 0.51, &r));
+    r.epp = 0;
+    assert_false(hwp_busy_saturated(&prm, 0.0, &r));    /* EPP 0: any load races */
+    assert_true(hwp_busy_saturated(&prm, 1e-9, &r));
+    cfx_free(f);
+}
+
 /* Every thread of core c in mode md (C-state 0 when idle), at time 0. */
 static void set_core_mode(struct hw_state *hw, int c, enum hw_thread_mode md)
 {
@@ -465,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_schedutil_freq),
         cmocka_unit_test(test_rate_limits),
         cmocka_unit_test(test_hwp_monotone),
+        cmocka_unit_test(test_hwp_saturated_shortcut),
         cmocka_unit_test(test_turbo_bins_per_type),
         cmocka_unit_test(test_speed_and_power),
     };

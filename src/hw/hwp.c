@@ -102,8 +102,18 @@ static double hwp_epp_ceiling_mhz(const struct hwp_params *prm, const struct hw_
     return c < hi ? c : hi;
 }
 
-uint32_t hwp_select_mhz(const struct hwp_params *prm, const struct hw_core_type *t,
-                        double busy, const struct hwp_request *r, uint32_t turbo_limit_mhz)
+/* The share of the way from min to ceil that busy asks for, 0..1 (see
+ * hwp.h). */
+static double hwp_busy_frac(const struct hwp_params *prm, double busy, const struct hwp_request *r)
+{
+    double sat = prm->busy_full * r->epp / 255.0;
+    double frac = sat <= 0 ? (busy > 0 ? 1 : 0) : busy / sat;
+    return frac > 1 ? 1 : frac;
+}
+
+/* f for a busy fraction frac of the range, rounded and clamped (hwp.h). */
+static uint32_t hwp_frac_mhz(const struct hwp_params *prm, const struct hw_core_type *t,
+                             double frac, const struct hwp_request *r, uint32_t turbo_limit_mhz)
 {
     double hi = r->max_mhz;
     if (hi > turbo_limit_mhz)
@@ -116,10 +126,6 @@ uint32_t hwp_select_mhz(const struct hwp_params *prm, const struct hw_core_type 
     double ceil_mhz = hwp_epp_ceiling_mhz(prm, t, r->epp, hi);
     if (ceil_mhz < lo)
         ceil_mhz = lo;
-    double sat = prm->busy_full * r->epp / 255.0;
-    double frac = sat <= 0 ? (busy > 0 ? 1 : 0) : busy / sat;
-    if (frac > 1)
-        frac = 1;
     double f = lo + (ceil_mhz - lo) * frac;
     uint32_t mhz = hwp_ratio_round_up((uint32_t)ceil(f - 1e-9));
     if (mhz > (uint32_t)ceil_mhz)
@@ -127,4 +133,21 @@ uint32_t hwp_select_mhz(const struct hwp_params *prm, const struct hw_core_type 
     if (mhz < (uint32_t)lo)
         mhz = (uint32_t)lo;
     return mhz;
+}
+
+uint32_t hwp_select_mhz(const struct hwp_params *prm, const struct hw_core_type *t,
+                        double busy, const struct hwp_request *r, uint32_t turbo_limit_mhz)
+{
+    return hwp_frac_mhz(prm, t, hwp_busy_frac(prm, busy, r), r, turbo_limit_mhz);
+}
+
+bool hwp_busy_saturated(const struct hwp_params *prm, double busy, const struct hwp_request *r)
+{
+    return hwp_busy_frac(prm, busy, r) == 1;
+}
+
+uint32_t hwp_saturated_mhz(const struct hwp_params *prm, const struct hw_core_type *t,
+                           const struct hwp_request *r, uint32_t turbo_limit_mhz)
+{
+    return hwp_frac_mhz(prm, t, 1, r, turbo_limit_mhz);
 }

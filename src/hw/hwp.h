@@ -83,6 +83,14 @@ struct hwp_request hwp_core_request(const struct hwp_request *thread_req, int nt
 uint32_t hwp_select_mhz(const struct hwp_params *prm, const struct hw_core_type *t,
                         double busy, const struct hwp_request *r, uint32_t turbo_limit_mhz);
 
+/* Whether busy is at or past the saturation share of request r (sat above):
+ * then hwp_select_mhz's answer no longer depends on busy and equals
+ * hwp_saturated_mhz(). */
+bool hwp_busy_saturated(const struct hwp_params *prm, double busy, const struct hwp_request *r);
+/* hwp_select_mhz at a saturated busy share (the same arithmetic, bit for bit). */
+uint32_t hwp_saturated_mhz(const struct hwp_params *prm, const struct hw_core_type *t,
+                           const struct hwp_request *r, uint32_t turbo_limit_mhz);
+
 /* Round mhz up to the 100 MHz ratio step. */
 uint32_t hwp_ratio_round_up(uint32_t mhz);
 

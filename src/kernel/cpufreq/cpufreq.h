@@ -125,6 +125,15 @@ struct pelt_cpu {
 struct cpufreq_hwp_core {
     struct hwp_core hc;         /* the hardware's control-loop state */
     struct sim_event eval_ev;   /* next re-evaluation while in C0 */
+    /* The core's combined request (hwp_core_request of its threads' written
+     * requests; nreq 0 until one is written), kept when a thread's request
+     * is written so that an evaluation reads no per-CPU policy. */
+    struct hwp_request req;
+    int nreq;
+    /* hwp_saturated_mhz(req) without a turbo limit and at sat_limit_mhz
+     * (0: not computed since req last changed), so a core whose filter is
+     * saturated does not redo the arithmetic at every evaluation. */
+    uint32_t sat_nolimit_mhz, sat_limit_mhz, sat_mhz;
 };
 
 struct cpufreq_sys {

@@ -267,6 +267,54 @@ void intel_pstate_itmt_init(const struct hw_machine *m, const struct kparams *kp
 
 /* ---- HWP: the OS side writes requests, the hardware side chooses ---------- */
 
+/* The core honours the most demanding of its threads' requests (hw/hwp.h);
+ * threads whose request is not written yet (boot) do not count. */
+static void intel_pstate_hwp_combine(struct world *w, int core)
+{
+    const struct cpufreq_sys *cs = &w->cpufreq;
+    struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
+    const struct hw_core *c = &w->machine->cores[core];
+    struct hwp_request req[HW_MAX_SMT];
+    int nreq = 0;
+    for (int i = 0; i < c->nthreads; i++)
+        if (cs->policy[c->cpus[i]].hwp_req.max_mhz)
+            req[nreq++] = cs->policy[c->cpus[i]].hwp_req;
+    hcs->nreq = nreq;
+    if (nreq)
+        hcs->req = hwp_core_request(req, nreq);
+    hcs->sat_nolimit_mhz = hcs->sat_limit_mhz = 0;
+}
+
+/* hwp_select_mhz for the core's filtered busy share, the turbo limit of the
+ * active cores applied when it can bind (it costs a look at the package). A
+ * saturated filter gives an answer that depends on the request and the limit
+ * only: memoised per core. */
+static uint32_t intel_pstate_hwp_select(struct world *w, int core)
+{
+    struct cpufreq_sys *cs = &w->cpufreq;
+    struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
+    const struct hw_core_type *t = &w->machine->types[w->machine->cores[core].type];
+    double busy = hcs->hc.busy_avg;
+    uint32_t top_turbo_mhz = t->nturbo > 0 ? t->turbo_mhz[t->nturbo - 1] : UINT32_MAX;
+    if (!hwp_busy_saturated(&cs->hwp_prm, busy, &hcs->req)) {
+        uint32_t mhz = hwp_select_mhz(&cs->hwp_prm, t, busy, &hcs->req, UINT32_MAX);
+        if (mhz > top_turbo_mhz)
+            mhz = hwp_select_mhz(&cs->hwp_prm, t, busy, &hcs->req,
+                                 hw_core_turbo_limit_mhz(&w->hw, core));
+        return mhz;
+    }
+    if (!hcs->sat_nolimit_mhz)
+        hcs->sat_nolimit_mhz = hwp_saturated_mhz(&cs->hwp_prm, t, &hcs->req, UINT32_MAX);
+    if (hcs->sat_nolimit_mhz <= top_turbo_mhz)
+        return hcs->sat_nolimit_mhz;
+    uint32_t limit_mhz = hw_core_turbo_limit_mhz(&w->hw, core);
+    if (hcs->sat_limit_mhz != limit_mhz) {
+        hcs->sat_limit_mhz = limit_mhz;
+        hcs->sat_mhz = hwp_saturated_mhz(&cs->hwp_prm, t, &hcs->req, limit_mhz);
+    }
+    return hcs->sat_mhz;
+}
+
 void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
 {
     struct hwp_request *r = &p->hwp_req;
@@ -286,6 +334,7 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
         if (p->gov && p->gov->strict_target)
             r->max_mhz = r->min_mhz;
     }
+    intel_pstate_hwp_combine(w, p->core);
     intel_pstate_hwp_eval(w, p->core, true);
 }
 
@@ -309,24 +358,10 @@ void intel_pstate_hwp_eval(struct world *w, int core, bool force)
         intel_pstate_hwp_arm(w, core);
         return;
     }
-    const struct hw_machine *m = w->machine;
-    const struct hw_core *c = &m->cores[core];
-    const struct hw_core_type *t = &m->types[c->type];
-    /* Threads whose request is not written yet (boot) do not count. */
-    struct hwp_request req[HW_MAX_SMT];
-    int nreq = 0;
-    for (int i = 0; i < c->nthreads; i++)
-        if (cs->policy[c->cpus[i]].hwp_req.max_mhz)
-            req[nreq++] = cs->policy[c->cpus[i]].hwp_req;
-    if (nreq == 0)
+    if (hcs->nreq == 0)
         return;
-    struct hwp_request r = hwp_core_request(req, nreq);
     hwp_core_sample(&hcs->hc, &cs->hwp_prm, &w->hw, core, now);
-    uint32_t mhz = hwp_select_mhz(&cs->hwp_prm, t, hcs->hc.busy_avg, &r, UINT32_MAX);
-    /* The turbo limit costs a scan of the package: only when it can bind. */
-    if (t->nturbo > 0 && mhz > t->turbo_mhz[t->nturbo - 1])
-        mhz = hwp_select_mhz(&cs->hwp_prm, t, hcs->hc.busy_avg, &r,
-                             hw_core_turbo_limit_mhz(&w->hw, core));
+    uint32_t mhz = intel_pstate_hwp_select(w, core);
     cpufreq_set_core_mhz(w, core, mhz);
     intel_pstate_hwp_arm(w, core);
 }

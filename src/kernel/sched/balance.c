@@ -171,8 +171,8 @@ static sim_time_t jiffies_ns(const struct world *w)
 }
 
 /* get_sd_balance_interval, in ns (whole jiffies). */
-static sim_time_t sd_balance_interval_ns(const struct world *w, const struct sched_domain *sd,
-                                         bool cpu_busy)
+static sim_time_t sd_balance_interval_compute_ns(const struct world *w,
+                                                 const struct sched_domain *sd, bool cpu_busy)
 {
     double ms = sd_state(w, sd)->balance_interval_ms;
     if (cpu_busy)
@@ -187,6 +187,18 @@ static sim_time_t sd_balance_interval_ns(const struct world *w, const struct sch
     if (jiffies < 1)
         jiffies = 1;
     return jiffies * tick;
+}
+
+/* sd_balance_interval_compute_ns through the domain's memo (sd_lb_state). */
+static sim_time_t sd_balance_interval_ns(const struct world *w, const struct sched_domain *sd,
+                                         bool cpu_busy)
+{
+    struct sd_lb_state *lb = sd_state(w, sd);
+    if (lb->interval_memo_ms[cpu_busy] != lb->balance_interval_ms) {
+        lb->interval_memo_ms[cpu_busy] = lb->balance_interval_ms;
+        lb->interval_memo_ns[cpu_busy] = sd_balance_interval_compute_ns(w, sd, cpu_busy);
+    }
+    return lb->interval_memo_ns[cpu_busy];
 }
 
 /* update_newidle_cost with cost 0: the once-per-second decay. */
@@ -841,7 +853,7 @@ static void nohz_idle_balance(struct world *w, int ilb)
     int ncpus = w->sched.ncpus;
     sim_time_t now = w->q.now_ns, next = now + 60 * SIM_NS_PER_S;
     for (int k = 1; k <= ncpus; k++) {
-        int cpu = (ilb + k) % ncpus;
+        int cpu = ilb + k < ncpus ? ilb + k : ilb + k - ncpus;   /* (ilb + k) % ncpus */
         struct sched_cpu *c = &w->sched.cpu[cpu];
         if (!c->nohz_idle || !sched_cpu_idle(w, cpu))
             continue;

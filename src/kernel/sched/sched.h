@@ -135,6 +135,12 @@ struct sd_lb_state {
     int nr_balance_failed;
     double max_newidle_lb_cost_ns;
     sim_time_t next_decay_max_lb_cost_ns;
+    /* get_sd_balance_interval's last answer for an idle [0] and a busy [1]
+     * CPU, in ns, and the balance_interval_ms it was computed from (0: none):
+     * it is asked for at every balance of every level and changes only when
+     * the interval doubles or resets. */
+    double interval_memo_ms[2];
+    sim_time_t interval_memo_ns[2];
 };
 
 struct sched_balance {
