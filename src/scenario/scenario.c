@@ -26,7 +26,7 @@
 #include "util/suggest.h"
 #include "util/xalloc.h"
 
-enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_VARIANT0 };
+enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_MEASURED, SEC_VARIANT0 };
 /* [vm NAME] sections are numbered from here, above any variant's number. */
 #define SEC_VM0 (1 << 20)
 
@@ -109,7 +109,7 @@ static int scn_vm_section(struct scn_parse *st, const char *name, int line, stru
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
     static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report",
-                                                     "sweep" };
+                                                     "sweep", "measured" };
     struct scn_parse *st = ctx;
     for (int i = 0; i < SEC_VARIANT0; i++) {
         if (strcmp(name, fixed[i]) != 0)
@@ -134,7 +134,7 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
         return scn_vm_section(st, vmname, line, d);
     }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, variant NAME or vm NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, measured, variant NAME or vm NAME)",
                       name);
 }
 
@@ -641,6 +641,33 @@ static int scn_report(struct scn_parse *st, struct diag *d)
     return 0;
 }
 
+/* [measured] METRIC = NUMBER: what a real host measured (pmlab import
+ * writes it), kept for whoever holds a run against it; runs ignore it. */
+static int scn_measured(struct scn_parse *st, struct diag *d)
+{
+    struct scenario *s = st->s;
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec != SEC_MEASURED)
+            continue;
+        if (scn_no_continuation(kv, st->path, d) != 0)
+            return -1;
+        double v;
+        if (!scn_valid_name(kv->key) || strlen(kv->key) >= RPT_NAME_MAX)
+            return diag_error(d, KV_WHERE(st, kv), "[measured]: '%s' is not a metric name",
+                              kv->key);
+        if (str_to_double(kv->value, &v) != 0)
+            return diag_error(d, KV_WHERE(st, kv), "[measured] %s: expected a number, got '%s'",
+                              kv->key, kv->value);
+        s->measured = xreallocarray(s->measured, (size_t)s->nmeasured + 1, sizeof *s->measured);
+        struct scenario_measured *m = &s->measured[s->nmeasured++];
+        snprintf(m->metric, sizeof m->metric, "%s", kv->key);
+        m->value = v;
+        m->line = kv->line;
+    }
+    return 0;
+}
+
 static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *opts,
                          struct diag *d)
 {
@@ -651,7 +678,7 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
         if (st->kv[i].sec == SEC_SCENARIO && scn_scenario_key(st, &st->kv[i], d) != 0)
             return -1;
     if (scn_check_variant_keys(st, d) != 0 || scn_load_machine(st, opts, d) != 0 ||
-        scn_vms(st, d) != 0 || scn_report(st, d) != 0 ||
+        scn_vms(st, d) != 0 || scn_report(st, d) != 0 || scn_measured(st, d) != 0 ||
         scn_workload(st, d) != 0 || scn_quick(st, d) != 0)
         return -1;
     if (s->nvariants == 0)
@@ -940,6 +967,7 @@ void scenario_free(struct scenario *s)
         kparams_destroy(&v->kp);
     }
     free(s->variants);
+    free(s->measured);
     free(s->vms);
     free(s->report_cpus);
     free(s->wl_affinity);

@@ -45,10 +45,12 @@ static const struct wl_param idle_wl_params[] = {
       "default, one per 118 ms" },
     { "device_hz", WL_PARAM_CPU_VALUES, offsetof(struct idle_wl_config, device_hz), 0, 100000,
       "0", "device interrupts per second (/proc/interrupts numbered lines)" },
-    { "warmup_ms", WL_PARAM_DOUBLE, offsetof(struct idle_wl_config, warmup_ms), 0, 1e6, "500",
+    /* An idle machine costs a few hundred events per simulated second: a
+     * long window is cheap and gives the rare shallow states some entries. */
+    { "warmup_ms", WL_PARAM_DOUBLE, offsetof(struct idle_wl_config, warmup_ms), 0, 1e6, "1000",
       "simulated warm-up discarded before measuring, ms" },
     { "duration_ms", WL_PARAM_DOUBLE, offsetof(struct idle_wl_config, duration_ms), 1, 1e7,
-      "5000", "simulated measurement window, ms" },
+      "20000", "simulated measurement window, ms" },
     { NULL, 0, 0, 0, 0, NULL, NULL },
 };
 

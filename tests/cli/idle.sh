@@ -48,3 +48,11 @@ expect_error "s.ini:8: device_hz: 3 values for 24 CPUs" "short list"
 scenario "timer_hz = 8 -1"
 expect_error "s.ini:8: timer_hz: value 2: -1 out of range" "negative rate"
 ok "idle: a negative rate and a list of the wrong length are FILE:LINE, exit 2"
+
+# [measured] (pmlab import writes it): kept, not run; a value that is no number is FILE:LINE.
+scenario "timer_hz = 8"
+printf '\n[measured]\nbusy_pct = 0.21\n' >>"$T/s.ini"
+"$P" run "$T/s.ini" --quick >/dev/null 2>"$T/e" || fail "[measured]: $(cat "$T/e")"
+printf 'pkg_watts = 1,3\n' >>"$T/s.ini"
+expect_error "s.ini:19: \[measured\] pkg_watts: expected a number, got '1,3'" "[measured] value"
+ok "idle: a [measured] section loads; a bad value is FILE:LINE, exit 2"
