@@ -357,7 +357,7 @@ while IFS='	' read -r id snap note; do
     }
     FNR > 1 && $3 == "host" {
         # The run: scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,...
-        MEAN[$4] = $7; LO[$4] = $9; HI[$4] = $10
+        MEAN[$4] = $7; LO[$4] = $9; HI[$4] = $10; PORDER[++np] = $4
         if ($4 ~ /^residency\./) DEEP_P = $4
     }
     END {
@@ -369,6 +369,9 @@ while IFS='	' read -r id snap note; do
         row("PkgWatt, W", "pkg_watts", "pkg_watts")
         for (i = 1; i <= n; i++)
             if (ORDER[i] ~ /^(above|below)_pct/ || ORDER[i] ~ /_per_s$/) row(ORDER[i], ORDER[i], ORDER[i])
+        # States of the simulated driver the host did not have (another driver or table).
+        for (i = 1; i <= np; i++)
+            if (PORDER[i] ~ /^(above|below)_pct\./ && !(PORDER[i] in MEAS)) row(PORDER[i] " (no such state on the host)", PORDER[i], PORDER[i])
     }' "$hd/$id.ini" "$hd/$id.csv" >>"$TMP/hosts.tsv"
 done <"$TMP/hostlist.tsv"
 

@@ -504,22 +504,35 @@ static void idle_tick_fired(struct sim_event *ev, void *arg)
     sched_idle_wakeup(w, (int)(ic - w->idle.cpu), IDLE_WAKE_TICK);
 }
 
+/* Queue a background interrupt ev an exponential gap of mean mean_ns
+ * (stream s) from now: a Poisson stream; none for a mean of 0. */
+static void idle_bg_arm(struct world *w, struct sim_event *ev, double mean_ns,
+                        enum world_stream s)
+{
+    if (mean_ns <= 0)
+        return;
+    double gap = sim_rng_exp(&w->rng[s], mean_ns);
+    sim_event_schedule(&w->q, ev, w->q.now_ns + 1 + (sim_time_t)gap);
+}
+
 static void idle_timer_arm(struct world *w, int cpu)
 {
     struct idle_cpu *ic = &w->idle.cpu[cpu];
-    if (ic->timer_mean_ns <= 0)
-        return;
-    double gap = sim_rng_exp(&w->rng[WORLD_STREAM_TIMERS], ic->timer_mean_ns);
-    sim_event_schedule(&w->q, &ic->timer_ev, w->q.now_ns + 1 + (sim_time_t)gap);
+    idle_bg_arm(w, &ic->timer_ev, ic->timer_mean_ns, WORLD_STREAM_TIMERS);
 }
 
 static void idle_device_arm(struct world *w, int cpu)
 {
     struct idle_cpu *ic = &w->idle.cpu[cpu];
-    if (ic->device_mean_ns <= 0)
-        return;
-    double gap = sim_rng_exp(&w->rng[WORLD_STREAM_DEVICE_IRQ], ic->device_mean_ns);
-    sim_event_schedule(&w->q, &ic->device_ev, w->q.now_ns + 1 + (sim_time_t)gap);
+    idle_bg_arm(w, &ic->device_ev, ic->device_mean_ns, WORLD_STREAM_DEVICE_IRQ);
+}
+
+/* A background interrupt on cpu: it wakes the CPU if it is idle (a busy
+ * CPU just runs the handler, whose cost is not modelled). */
+static void idle_bg_irq(struct world *w, int cpu, enum idle_wake why)
+{
+    if (w->idle.cpu[cpu].in_idle && !w->sched.cpu[cpu].waking)
+        sched_idle_wakeup(w, cpu, why);
 }
 
 void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device_hz)
@@ -534,8 +547,7 @@ void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device
     idle_device_arm(w, cpu);
 }
 
-/* A housekeeping timer: wakes the CPU if it is idle (a busy CPU just runs
- * the handler, whose cost is not modelled), then the next one is armed. */
+/* A housekeeping timer: the next one is armed, then it interrupts. */
 static void idle_timer_fired(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
@@ -543,8 +555,7 @@ static void idle_timer_fired(struct sim_event *ev, void *arg)
     int cpu = (int)(ic - w->idle.cpu);
     ic->nr_timer_irqs++;
     idle_timer_arm(w, cpu);
-    if (ic->in_idle && !w->sched.cpu[cpu].waking)
-        sched_idle_wakeup(w, cpu, IDLE_WAKE_TIMER);
+    idle_bg_irq(w, cpu, IDLE_WAKE_TIMER);
 }
 
 /* A device interrupt: like a timer's, except that nothing told the governor
@@ -556,8 +567,7 @@ static void idle_device_fired(struct sim_event *ev, void *arg)
     int cpu = (int)(ic - w->idle.cpu);
     ic->nr_device_irqs++;
     idle_device_arm(w, cpu);
-    if (ic->in_idle && !w->sched.cpu[cpu].waking)
-        sched_idle_wakeup(w, cpu, IDLE_WAKE_DEVICE);
+    idle_bg_irq(w, cpu, IDLE_WAKE_DEVICE);
 }
 
 static void idle_poll_limit(struct sim_event *ev, void *arg)
