@@ -587,6 +587,8 @@ static void import_measured_cpuidle(FILE *f, const struct imp_host *h)
  * does). */
 static void import_measured(FILE *f, const struct imp_host *h)
 {
+    if (!h->snap)
+        return;     /* a live system or a copied tree: one moment, no measurement */
     fprintf(f, "\n[measured]\n; what the host measured while the snapshot was taken, under pmlab's\n"
                "; metric names (docs/scenario-files.md): not inputs, a run's yardstick\n");
     struct imp_irq_rates r;
