@@ -502,6 +502,7 @@ FILENAME == ARGV[1] {
     }
     next
 }
+$1 == "host" { next }
 $1 == "omitted" { print $4, $7, $8, "", "", "", "", $2, $15, "omitted"; next }
 {
     id = $2; r = RUN[$5, $6]; kind = $9; lo = $13; hi = $14; d = $18
