@@ -111,6 +111,14 @@ function decimals(s) { return s ~ /\./ ? length(s) - index(s, ".") : 0 }
 function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
     if (sec == "") return
     m1 = m2 = vr = lo = hi = ""
+    if (kind == "host") {
+        if (V["snapshot"] == "") err(secline, "[host " sec "]: missing key snapshot")
+        else if ((getline line < (V["snapshot"] "/interrupts.raw.txt")) < 0)
+            err(KL["snapshot"], "snapshot: cannot read " V["snapshot"] "/interrupts.raw.txt")
+        close(V["snapshot"] "/interrupts.raw.txt")
+        printf "host\t%s\t%d\t%s\t%s\n", sec, secline, V["snapshot"], V["note"]
+        return
+    }
     if (kind == "figure") need = "seed " ("trace" in V ? "trace" : "scenario") " figure published read band why fitted"
     else need = "seed figure published why"
     n = split(need, w, " ")
@@ -181,14 +189,15 @@ function finish(    k, need, i, w, n, ok, lo, hi, rk, m1, m2, vr) {
 BEGIN {
     KEYS["figure"] = " seed scenario trace figure published read band why fitted match cpus digits "
     KEYS["omitted"] = " seed figure published why "
+    KEYS["host"] = " snapshot note "
 }
 /^[ \t]*([;#].*)?$/ { next }
 /\t/ { err(FNR, "a tab character (use spaces)"); next }
 /^[ \t]*\[/ {
     finish()
     s = trim($0)
-    if (s !~ /^\[(figure|omitted) +[A-Za-z0-9._-]+\]$/) {
-        err(FNR, "expected [figure ID] or [omitted ID], ID of letters, digits and ._-")
+    if (s !~ /^\[(figure|omitted|host) +[A-Za-z0-9._-]+\]$/) {
+        err(FNR, "expected [figure ID], [omitted ID] or [host ID], ID of letters, digits and ._-")
         sec = ""; next
     }
     kind = s; sub(/^\[/, "", kind); sub(/ .*/, "", kind)
@@ -202,7 +211,7 @@ BEGIN {
     eq = index($0, "=")
     if (eq == 0) { err(FNR, "expected \"key = value\""); next }
     k = trim(substr($0, 1, eq - 1)); v = trim(substr($0, eq + 1))
-    if (sec == "") { err(FNR, "\"" k "\" outside a [figure] or [omitted] section"); next }
+    if (sec == "") { err(FNR, "\"" k "\" outside a [figure], [omitted] or [host] section"); next }
     if (index(KEYS[kind], " " k " ") == 0) { err(FNR, "unknown key \"" k "\" in [" kind " " sec "]"); next }
     if (k in V) { err(FNR, "\"" k "\" given twice in [" kind " " sec "]"); next }
     V[k] = v; KL[k] = FNR
@@ -215,6 +224,7 @@ END {
 
 nfig=$(awk -F'\t' '$1 == "figure"' "$TMP/figs.tsv" | wc -l | tr -d ' ')
 nomit=$(awk -F'\t' '$1 == "omitted"' "$TMP/figs.tsv" | wc -l | tr -d ' ')
+nhost=$(awk -F'\t' '$1 == "host"' "$TMP/figs.tsv" | wc -l | tr -d ' ')
 [ "$nfig" -gt 0 ] || { echo "validate: $FIG: no [figure] section" >&2; exit 2; }
 
 # The runs: one per distinct (scenario, cpus), in the file's order.
@@ -234,7 +244,7 @@ awk -F'\t' -v F="$FIG" '$1 == "figure" && !(($5, $6) in seen) {
 nrun=$(wc -l <"$TMP/runs.tsv" | tr -d ' ')
 
 if [ $CHECK = 1 ]; then
-    echo "validate: $FIG: $nfig figures, $nomit omitted, $nrun runs: ok"
+    echo "validate: $FIG: $nfig figures, $nomit omitted, $nhost hosts, $nrun runs: ok"
     exit 0
 fi
 
@@ -296,6 +306,74 @@ while IFS='	' read -r name scen cpus type; do
     echo "validate: [$i/$nrun] $scen${cpus:+, CPUs $cpus}: $st, ${secs} s" >&2
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$scen" "${cpus:--}" "$j" "$st" "$secs" >>"$TMP/status.tsv"
 done <"$TMP/runs.tsv"
+
+# ---------------------------------------------------------------------------
+# 2b. Real hosts ([host ID]): import the snapshot (machine, scenario with the
+#     idle workload at its interrupt rates and its [measured] section), run
+#     the scenario as imported, and set every [measured] value against the
+#     run's (CSV: metric mean ci95_lo ci95_hi). hosts.tsv: host metric
+#     measured pmlab gap note.
+# ---------------------------------------------------------------------------
+: >"$TMP/hosts.tsv"
+awk -F'\t' '$1 == "host" { print $2 "\t" $4 "\t" ($5 == "" ? "-" : $5) }' "$TMP/figs.tsv" >"$TMP/hostlist.tsv"
+while IFS='	' read -r id snap note; do
+    [ "$note" != - ] || note=
+    if [ -n "$FROM" ]; then
+        hd=$FROM/hosts
+    else
+        hd=$W/hosts
+        mkdir -p "$hd/machines"
+        echo "validate: host $id: pmlab import $snap, then run ($MODE configuration)..." >&2
+        set -- run "$hd/$id.ini" --format csv --quiet --output "$hd/$id.csv"
+        [ $QUICK = 0 ] || set -- "$@" --quick
+        [ -z "$JOBS" ] || set -- "$@" --jobs "$JOBS"
+        if ! "$P" import "$snap" -o "$hd/machines/$id.ini" --scenario "$hd/$id.ini" 2>"$TMP/err" </dev/null ||
+           ! "$P" "$@" </dev/null 2>"$TMP/err"; then
+            sed 's/^/    /' "$TMP/err" >&2
+            rm -f "$hd/$id.csv"
+        fi
+    fi
+    [ -r "$hd/$id.csv" ] && [ -r "$hd/$id.ini" ] || {
+        printf '%s\t-\t-\tn/a: no run (import or run failed)\t-\t%s\n' "$id" "$note" >>"$TMP/hosts.tsv"
+        continue
+    }
+    awk -F'[,=]' -v OFS='\t' -v ID="$id" -v NOTE="$note" '
+    function trim(x) { sub(/^[ \t]+/, "", x); sub(/[ \t]+$/, "", x); return x }
+    function fmt(x) { return sprintf(x + 0 >= 10 || x + 0 <= -10 ? "%.1f" : "%.2f", x) }
+    function row(name, key, pkey,    m, g) {
+        m = key in MEAS ? MEAS[key] : ""
+        if (!(pkey in MEAN)) { print ID, name, m == "" ? "no measurement" : m, "no prediction: pmlab reports no " pkey, "-", NOTE; return }
+        if (m == "") { print ID, name, "no measurement", fmt(MEAN[pkey]) " [" fmt(LO[pkey]) ", " fmt(HI[pkey]) "]", "-", NOTE; return }
+        g = MEAN[pkey] - m
+        print ID, name, m, fmt(MEAN[pkey]) " [" fmt(LO[pkey]) ", " fmt(HI[pkey]) "]", (g > 0 ? "+" : "") fmt(g), NOTE
+    }
+    FILENAME == ARGV[1] {
+        # The scenario: its [measured] keys in file order.
+        if ($0 ~ /^\[/) { sec = $0; next }
+        if (sec != "[measured]" || $0 ~ /^[ \t]*([;#].*)?$/) next
+        k = trim($1); MEAS[k] = trim($2); ORDER[++n] = k
+        if (k ~ /^residency\./) DEEP_M = k
+        next
+    }
+    FNR > 1 && $3 == "host" {
+        # The run: scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi,...
+        MEAN[$4] = $7; LO[$4] = $9; HI[$4] = $10; PORDER[++np] = $4
+        if ($4 ~ /^residency\./) DEEP_P = $4
+    }
+    END {
+        hs = DEEP_M == "" ? "not measured" : substr(DEEP_M, 11); ps = substr(DEEP_P, 11)
+        MEAS["deepest"] = DEEP_M == "" ? "" : MEAS[DEEP_M]
+        MEAN["deepest"] = MEAN[DEEP_P]; LO["deepest"] = LO[DEEP_P]; HI["deepest"] = HI[DEEP_P]
+        row("deepest state residency % (host " hs ", pmlab " ps ")", "deepest", "deepest")
+        row("Busy %", "busy_pct", "busy_pct")
+        row("PkgWatt, W", "pkg_watts", "pkg_watts")
+        for (i = 1; i <= n; i++)
+            if (ORDER[i] ~ /^(above|below)_pct/ || ORDER[i] ~ /_per_s$/) row(ORDER[i], ORDER[i], ORDER[i])
+        # States of the simulated driver the host did not have (another driver or table).
+        for (i = 1; i <= np; i++)
+            if (PORDER[i] ~ /^(above|below)_pct\./ && !(PORDER[i] in MEAS)) row(PORDER[i] " (no such state on the host)", PORDER[i], PORDER[i])
+    }' "$hd/$id.ini" "$hd/$id.csv" >>"$TMP/hosts.tsv"
+done <"$TMP/hostlist.tsv"
 
 # ---------------------------------------------------------------------------
 # 3. Read each figure from its run's JSON -> rows.tsv:
@@ -424,6 +502,7 @@ FILENAME == ARGV[1] {
     }
     next
 }
+$1 == "host" { next }
 $1 == "omitted" { print $4, $7, $8, "", "", "", "", $2, $15, "omitted"; next }
 {
     id = $2; r = RUN[$5, $6]; kind = $9; lo = $13; hi = $14; d = $18
@@ -499,6 +578,15 @@ echo
 cat "$TMP/table.md"
 echo
 cat "$TMP/summary"
+if [ -s "$TMP/hosts.tsv" ]; then
+    {
+        printf 'host\tmeasured on the host\tmeasured\tpmlab, 95 %% CI\tgap (pmlab - measured)\n'
+        cut -f1-5 "$TMP/hosts.tsv"
+    } | table >"$TMP/hosts.md"
+    echo
+    echo "Real hosts idle (predictions, nothing fitted per host):"
+    cat "$TMP/hosts.md"
+fi
 
 [ -n "$OUT" ] || exit 0
 
@@ -559,6 +647,20 @@ EOF
         done <"$TMP/status.tsv"
     } | table
     echo
+    if [ -s "$TMP/hosts.tsv" ]; then
+        echo "## Real hosts idle"
+        echo
+        echo "Each [host] snapshot is imported (\`pmlab import\`) and its scenario run as"
+        echo "written: the imported machine and kernel settings, and the idle workload"
+        echo "at the host's measured per-CPU timer (LOC) and device interrupt rates. Every"
+        echo "value of the scenario's \`[measured]\` section is set against the run's"
+        echo "metric of the same name. These are predictions: nothing is fitted per host."
+        echo
+        cat "$TMP/hosts.md"
+        echo
+        awk -F'\t' '$6 != "" && !seen[$1]++ { printf "- %s: %s\n", $1, $6 }' "$TMP/hosts.tsv"
+        echo
+    fi
     echo "## Published figures not in the table"
     echo
     awk -F'\t' '$10 == "omitted" { printf "- seed %s, %s (published: %s). Not posed: %s.\n", $1, $2, $3, $9 }' "$TMP/rows.tsv"

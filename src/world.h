@@ -41,6 +41,7 @@ enum world_stream {
                                * (RSS: the NIC's choice, not the scheduler's) */
     WORLD_STREAM_TIMERS,      /* system: housekeeping timers (sched/idle.c) */
     WORLD_STREAM_BACKGROUND,  /* workload: its background tasks' periods and phases */
+    WORLD_STREAM_DEVICE_IRQ,  /* workload: device interrupt gaps (idle_set_irq_rates) */
     WORLD_NSTREAMS,
 };
 

@@ -2,8 +2,9 @@
  * host (import.h says what is read). What a host does not show (power, the
  * model's calibration, the hardware's own C-state exits) is taken from the
  * nearest shipped machine and marked "estimated, from MACHINE"; measured
- * figures (turbostat averages, timer interrupt rates) go into comments so a
- * run can be held against them. */
+ * figures (turbostat averages, interrupt rates) go into comments, and into
+ * the scenario's idle workload and [measured] section (import_measured.c
+ * reads them) so a run can be held against them. */
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -54,7 +55,10 @@ static void import_usage(void)
            "and idle states come from the host; power figures and hardware C-state physics\n"
            "come from the nearest shipped machine (same vendor and family) and are marked\n"
            "'estimated, from MACHINE'; turbostat averages and timer interrupt rates are\n"
-           "written as '; measured' comments. Missing files are listed as warnings (exit\n"
+           "written as '; measured' comments. The scenario runs the idle workload at the\n"
+           "snapshot's per-CPU timer (LOC) and device interrupt rates, and its [measured]\n"
+           "section holds turbostat's means and the cpuidle above/below shares under\n"
+           "pmlab's metric names. Missing files are listed as warnings (exit\n"
            "0) while a machine can still be built; without a CPU list or /proc/cpuinfo\n"
            "the exit status is 2. The scenario finds the machine by name: keep the machine\n"
            "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n");
@@ -316,107 +320,47 @@ static void import_firmware(FILE *f, const struct imp_host *h, const struct hw_m
 }
 
 /* turbostat's summary rows (CPU column "-"): the mean of each column named
- * *%*, *MHz or *Watt over the intervals, as one comment line each. */
+ * *%*, *MHz or *Watt over the intervals, as one comment line. */
 static void import_turbostat(FILE *f, const struct imp_host *h)
 {
-    char *text = imp_file(h, NULL, "turbostat.raw.txt");
-    if (!text)
+    struct imp_turbostat ts;
+    if (imp_turbostat_means(h, &ts) != 0)
         return;
-    char *cols[96];
-    int ncols = 0, cpu_col = -1, rows = 0;
-    double sum[96] = { 0 };
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *w[96];
-        int nw = 0;
-        for (char *s2 = NULL, *t = strtok_r(line, "\t", &s2); t && nw < 96; t = strtok_r(NULL, "\t", &s2))
-            w[nw++] = t;
-        bool header = false;
-        for (int i = 0; i < nw; i++)
-            header |= strcmp(w[i], "Busy%") == 0;
-        if (header && ncols == 0) {
-            for (int i = 0; i < nw; i++) {
-                cols[i] = w[i];
-                if (strcmp(w[i], "CPU") == 0)
-                    cpu_col = i;
-            }
-            ncols = nw;
-            continue;
-        }
-        if (ncols == 0 || cpu_col < 0 || nw != ncols || strcmp(w[cpu_col], "-") != 0)
-            continue;
-        for (int i = 0; i < nw; i++)
-            sum[i] += atof(w[i]);
-        rows++;
-    }
-    if (rows > 0) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        fprintf(m, "measured: turbostat.raw.txt, mean of %d summary intervals:", rows);
-        for (int i = 0; i < ncols; i++)
-            if (strchr(cols[i], '%') || strstr(cols[i], "Watt") || strstr(cols[i], "MHz"))
-                fprintf(m, " %s %.2f", cols[i], sum[i] / rows);
-        fclose(m);
-        import_comment(f, buf);
-        free(buf);
-    }
-    free(text);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    fprintf(m, "measured: turbostat.raw.txt, mean of %d summary intervals:", ts.rows);
+    for (int i = 0; i < ts.ncols; i++)
+        if (strchr(ts.cols[i], '%') || strstr(ts.cols[i], "Watt") || strstr(ts.cols[i], "MHz"))
+            fprintf(m, " %s %.2f", ts.cols[i], ts.mean[i]);
+    fclose(m);
+    import_comment(f, buf);
+    free(buf);
 }
 
 /* /proc/interrupts snapshots: the local timer (LOC) rate per CPU between the
- * first and the last. */
+ * first and the last, as a comment (the scenario's idle workload gets them
+ * and the device rates as keys). */
 static void import_interrupts(FILE *f, const struct imp_host *h)
 {
-    char *text = imp_file(h, NULL, "interrupts.raw.txt");
-    if (!text)
+    struct imp_irq_rates r;
+    if (imp_irq_rates(h, &r) != 0)
         return;
-    double t0 = -1, t1 = -1;
-    double *first = xcalloc((size_t)h->ncpus, sizeof *first);
-    double *last = xcalloc((size_t)h->ncpus, sizeof *last);
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        double ts;
-        if (sscanf(line, "Timestamp: %lf", &ts) == 1) {
-            t0 = t0 < 0 ? ts : t0;
-            t1 = ts;
-            continue;
-        }
-        char *p = strstr(line, "LOC:");
-        if (!p)
-            continue;
-        p += 4;
-        for (int cpu = 0; cpu < h->ncpus; cpu++) {
-            char *end;
-            double v = strtod(p, &end);
-            if (end == p)
-                break;
-            if (t1 == t0)
-                first[cpu] = v;
-            last[cpu] = v;
-            p = end;
-        }
+    double total = 0;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    fprintf(m, "measured: interrupts.raw.txt, local timer (LOC) interrupts/s per CPU over %.0f s:",
+            r.seconds);
+    for (int cpu = 0; cpu < h->ncpus; cpu++) {
+        total += r.loc_hz[cpu];
+        fprintf(m, " %.1f", r.loc_hz[cpu]);
     }
-    if (t1 > t0) {
-        double total = 0;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&buf, &len);
-        fprintf(m, "measured: interrupts.raw.txt, local timer (LOC) interrupts/s per CPU over %.0f s:",
-                t1 - t0);
-        for (int cpu = 0; cpu < h->ncpus; cpu++) {
-            double r = (last[cpu] - first[cpu]) / (t1 - t0);
-            total += r;
-            fprintf(m, " %.1f", r);
-        }
-        fprintf(m, "; mean %.2f /s per CPU", total / h->ncpus);
-        fclose(m);
-        import_comment(f, buf);
-        free(buf);
-    }
-    free(first);
-    free(last);
-    free(text);
+    fprintf(m, "; mean %.2f /s per CPU", total / h->ncpus);
+    fclose(m);
+    import_comment(f, buf);
+    free(buf);
+    imp_irq_rates_free(&r);
 }
 
 /* The host's idle states of cpu0 as comments: pmlab builds its own list. */
@@ -547,18 +491,132 @@ static void import_cmdline(FILE *f, const struct imp_host *h)
     free(dropped);
 }
 
+/* key = the per-CPU values v[n], 16 to a line, the rest on indented
+ * continuation lines (docs/scenario-files.md, the idle workload). */
+static void import_cpu_list(FILE *f, const char *key, const double *v, int n)
+{
+    fprintf(f, "%s =", key);
+    for (int cpu = 0; cpu < n; cpu++)
+        fprintf(f, "%s %.2f", cpu > 0 && cpu % 16 == 0 ? "\n   " : "", v[cpu]);
+    fprintf(f, "\n");
+}
+
+/* The idle workload at the snapshot's interrupt rates (pmlab's default
+ * background without them). */
+static void import_workload(FILE *f, const struct imp_host *h)
+{
+    struct imp_irq_rates r;
+    fprintf(f, "\n[workload]\n");
+    if (imp_irq_rates(h, &r) != 0) {
+        fprintf(f, "; no timestamped /proc/interrupts dumps: pmlab's default background\n"
+                   "type = idle\n");
+    } else {
+        fprintf(f, "; the host's background, per CPU, from interrupts.raw.txt over %.0f s: LOC\n"
+                   "; (housekeeping timers and ticks) and the numbered lines (devices), per s\n"
+                   "type = idle\n", r.seconds);
+        import_cpu_list(f, "timer_hz", r.loc_hz, h->ncpus);
+        import_cpu_list(f, "device_hz", r.device_hz, h->ncpus);
+        imp_irq_rates_free(&r);
+    }
+    fprintf(f, "\n[quick]\nreplications = 2\nwarmup_ms = 200\nduration_ms = 4000\n");
+}
+
+/* turbostat's means under pmlab's metric names: Busy%, PkgWatt, CorWatt and
+ * the cpuidle states' residencies (turbostat's "NAME%" columns are cpuidle
+ * time, as residency.NAME is). */
+static void import_measured_turbostat(FILE *f, const struct imp_host *h)
+{
+    struct imp_turbostat ts;
+    if (imp_turbostat_means(h, &ts) != 0) {
+        fprintf(f, "; no turbostat averages in the snapshot (turbostat.raw.txt): busy_pct,\n"
+                   "; residency.* and pkg_watts not measured\n");
+        return;
+    }
+    static const char *const plain[][2] = { { "Busy%", "busy_pct" }, { "PkgWatt", "pkg_watts" },
+                                            { "CorWatt", "core_watts" } };
+    fprintf(f, "; turbostat.raw.txt, mean of %d summary intervals\n", ts.rows);
+    bool found;
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        double v = imp_turbostat_col(&ts, plain[i][0], &found);
+        if (found)
+            fprintf(f, "%s = %.2f\n", plain[i][1], v);
+    }
+    for (int s = 0; s < IMP_IDLE_MAX_STATES; s++) {
+        char *name = import_state_file(h, s, "name");
+        if (!name)
+            break;
+        char col[64];
+        snprintf(col, sizeof col, "%s%%", name);
+        double v = imp_turbostat_col(&ts, col, &found);
+        if (found)
+            fprintf(f, "residency.%s = %.2f\n", name, v);
+        free(name);
+    }
+}
+
+/* The cpuidle counters' growth, all CPUs: above and below as a share of
+ * each state's usage, and overall. */
+static void import_measured_cpuidle(FILE *f, const struct imp_host *h)
+{
+    struct imp_idle_counts c;
+    if (imp_idle_counts(h, &c) != 0) {
+        fprintf(f, "; no sys-cpuidle before/after dumps: above_pct and below_pct not measured\n");
+        return;
+    }
+    fprintf(f, "; sys-cpuidle after minus before, all CPUs: above and below, %% of usage\n");
+    double usage = 0, above = 0, below = 0;
+    for (int s = 0; s < c.nstates; s++) {
+        char *name = import_state_file(h, s, "name");
+        const double *k = c.sum[s];
+        usage += k[IMP_IDLE_USAGE];
+        above += k[IMP_IDLE_ABOVE];
+        below += k[IMP_IDLE_BELOW];
+        if (name && k[IMP_IDLE_USAGE] > 0)
+            fprintf(f, "above_pct.%s = %.2f\nbelow_pct.%s = %.2f\n", name,
+                    100 * k[IMP_IDLE_ABOVE] / k[IMP_IDLE_USAGE], name,
+                    100 * k[IMP_IDLE_BELOW] / k[IMP_IDLE_USAGE]);
+        free(name);
+    }
+    if (usage > 0)
+        fprintf(f, "above_pct = %.2f\nbelow_pct = %.2f\n", 100 * above / usage,
+                100 * below / usage);
+}
+
+/* [measured]: what the snapshot measured, under the names of the metrics
+ * `pmlab run` reports, so a run can be held against it (make validate
+ * does). */
+static void import_measured(FILE *f, const struct imp_host *h)
+{
+    if (!h->snap)
+        return;     /* a live system or a copied tree: one moment, no measurement */
+    fprintf(f, "\n[measured]\n; what the host measured while the snapshot was taken, under pmlab's\n"
+               "; metric names (docs/scenario-files.md): not inputs, a run's yardstick\n");
+    struct imp_irq_rates r;
+    if (imp_irq_rates(h, &r) == 0) {
+        double loc = 0, dev = 0;
+        for (int cpu = 0; cpu < h->ncpus; cpu++) {
+            loc += r.loc_hz[cpu] / h->ncpus;
+            dev += r.device_hz[cpu] / h->ncpus;
+        }
+        fprintf(f, "; interrupts.raw.txt over %.0f s, mean per CPU\nloc_per_s = %.2f\n"
+                   "device_irqs_per_s = %.2f\n", r.seconds, loc, dev);
+        imp_irq_rates_free(&r);
+    }
+    import_measured_turbostat(f, h);
+    import_measured_cpuidle(f, h);
+}
+
 static void import_scenario(FILE *f, const struct import_opts *o, const struct imp_host *h)
 {
     char kv[16];
     import_kernel_version(h->kernel, kv, sizeof kv);
     fprintf(f, "; %s: scenario skeleton written by `pmlab import`; variant 'host' is the host's\n"
                "; kernel %s, command line, cpuidle governor and cpufreq settings. The workload\n"
-               "; is a placeholder: replace it with what the host runs.\n", o->name,
-            h->kernel[0] ? h->kernel : "?");
+               "; is the host idle, as the snapshot saw it: replace it with what the host runs.\n",
+            o->name, h->kernel[0] ? h->kernel : "?");
     fprintf(f, "\n[scenario]\nname = %s\ndescription = imported host %s\nmachine = %s\n"
                "seed = 1\nreplications = 3\n", o->name, o->name, o->name);
-    fprintf(f, "\n[workload]\ntype = rr\nload = 0.1\nservice_us = 50\nwarmup_ms = 50\n"
-               "duration_ms = 300\n\n[quick]\nreplications = 2\nwarmup_ms = 10\nduration_ms = 50\n");
+    import_workload(f, h);
     fprintf(f, "\n[variant host]\nkernel = %s\n", kv);
     import_cmdline(f, h);
     char *gov = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_governor");
@@ -577,6 +635,7 @@ static void import_scenario(FILE *f, const struct import_opts *o, const struct i
     if (epp && strcmp(epp, "balance_performance") != 0)
         fprintf(f, "sysfs = /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference=%s\n", epp);
     free(epp);
+    import_measured(f, h);
 }
 
 /* Load the machine just written and compare the cpuidle states pmlab builds

@@ -57,4 +57,41 @@ char *imp_file(const struct imp_host *h, const char *root_path, const char *snap
 /* Note a missing piece (for the warning list). */
 void imp_missing(struct imp_host *h, const char *what);
 
+/* import_measured.c: what a snapshot measured while the host ran. */
+
+/* Per-CPU interrupt rates, per second, between the first and the last
+ * timestamped dump of interrupts.raw.txt: (last - first) / (t_last -
+ * t_first), for the local timer (LOC) row and the sum of the numbered
+ * (device) rows. */
+struct imp_irq_rates {
+    double *loc_hz, *device_hz;  /* [ncpus] */
+    double seconds;              /* t_last - t_first */
+};
+/* 0, or -1 (nothing allocated) without two timestamped dumps. */
+int imp_irq_rates(const struct imp_host *h, struct imp_irq_rates *r);
+void imp_irq_rates_free(struct imp_irq_rates *r);
+
+/* turbostat.raw.txt's summary rows (CPU "-"): each column's mean. */
+#define IMP_TS_MAX_COLS 96
+struct imp_turbostat {
+    int ncols, rows;
+    char cols[IMP_TS_MAX_COLS][32];
+    double mean[IMP_TS_MAX_COLS];
+};
+/* 0, or -1 without a turbostat.raw.txt with summary rows. */
+int imp_turbostat_means(const struct imp_host *h, struct imp_turbostat *ts);
+/* The mean of column col (*found false and 0 when it has none). */
+double imp_turbostat_col(const struct imp_turbostat *ts, const char *col, bool *found);
+
+/* The cpuidle counters' growth over all CPUs, after minus before dump:
+ * sum[state][IMP_IDLE_USAGE...]. */
+enum { IMP_IDLE_USAGE, IMP_IDLE_ABOVE, IMP_IDLE_BELOW, IMP_IDLE_TIME_US, IMP_IDLE_NCOUNTERS };
+#define IMP_IDLE_MAX_STATES 10
+struct imp_idle_counts {
+    int nstates;
+    double sum[IMP_IDLE_MAX_STATES][IMP_IDLE_NCOUNTERS];
+};
+/* 0, or -1 without both sys-cpuidle dumps. */
+int imp_idle_counts(const struct imp_host *h, struct imp_idle_counts *c);
+
 #endif

@@ -26,7 +26,7 @@
 #include "util/suggest.h"
 #include "util/xalloc.h"
 
-enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_VARIANT0 };
+enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_MEASURED, SEC_VARIANT0 };
 /* [vm NAME] sections are numbered from here, above any variant's number. */
 #define SEC_VM0 (1 << 20)
 
@@ -109,7 +109,7 @@ static int scn_vm_section(struct scn_parse *st, const char *name, int line, stru
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
     static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report",
-                                                     "sweep" };
+                                                     "sweep", "measured" };
     struct scn_parse *st = ctx;
     for (int i = 0; i < SEC_VARIANT0; i++) {
         if (strcmp(name, fixed[i]) != 0)
@@ -134,7 +134,7 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
         return scn_vm_section(st, vmname, line, d);
     }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, variant NAME or vm NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, measured, variant NAME or vm NAME)",
                       name);
 }
 
@@ -203,10 +203,11 @@ static int scn_unknown_key(const struct scn_parse *st, const struct raw_kv *kv,
                       list);
 }
 
-/* Set workload key `key` of cfg from kv, naming the nearest parameter of
- * the workload when the key is not one of them. */
+/* Set workload key `key` of cfg to value (given at kv), naming the nearest
+ * parameter of the workload when the key is not one of them; a per-CPU list
+ * must fit the machine. */
 static int scn_wl_set(const struct scn_parse *st, void *cfg, const struct raw_kv *kv,
-                      const char *key, struct diag *d)
+                      const char *key, const char *value, struct diag *d)
 {
     const struct wl_ops *wl = st->s->wl;
     struct suggest sg;
@@ -219,7 +220,51 @@ static int scn_wl_set(const struct scn_parse *st, void *cfg, const struct raw_kv
     if (!known && suggest_result(&sg))
         return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' for workload '%s'; did you mean %s?",
                           key, wl->name, suggest_result(&sg));
-    return wl_config_set(wl, cfg, key, kv->value, KV_WHERE(st, kv), d);
+    if (wl_config_set(wl, cfg, key, value, KV_WHERE(st, kv), d) != 0)
+        return -1;
+    const struct wl_param *p = wl_param_find(wl, key);
+    const char *bad = NULL;
+    char msg[200];
+    if (p && p->type == WL_PARAM_CPU_VALUES &&
+        wl_config_check_cpus(wl, cfg, st->s->machine->ncpus, &bad, msg, sizeof msg) != 0 &&
+        strcmp(bad, key) == 0)
+        return diag_error(d, KV_WHERE(st, kv), "%s of machine %s", msg, st->s->machine->name);
+    return 0;
+}
+
+/* Whether kv is a line of a per-CPU workload list, which may go on over
+ * continuation lines (a machine's worth of numbers). */
+static bool scn_wl_list_key(const struct scenario *s, const char *key)
+{
+    const struct wl_param *p = wl_param_find(s->wl, key);
+    return p && p->type == WL_PARAM_CPU_VALUES;
+}
+
+/* The value of st->kv[i] with the continuation lines that follow it. */
+static char *scn_joined_value(const struct scn_parse *st, int i)
+{
+    char *text = NULL;
+    scn_append(&text, st->kv[i].value);
+    for (int k = i + 1; k < st->nkv && st->kv[k].continuation && st->kv[k].sec == st->kv[i].sec; k++)
+        scn_append(&text, st->kv[k].value);
+    return text;
+}
+
+/* Set workload key kv (st->kv[i]) of cfg, a per-CPU list with its
+ * continuation lines; continuation lines themselves were taken with their
+ * key and are skipped. */
+static int scn_wl_set_kv(const struct scn_parse *st, void *cfg, int i, struct diag *d)
+{
+    const struct raw_kv *kv = &st->kv[i];
+    if (!scn_wl_list_key(st->s, kv->key))
+        return scn_no_continuation(kv, st->path, d) != 0 ? -1
+                                                         : scn_wl_set(st, cfg, kv, kv->key, kv->value, d);
+    if (kv->continuation)
+        return 0;
+    char *value = scn_joined_value(st, i);
+    int rc = scn_wl_set(st, cfg, kv, kv->key, value, d);
+    free(value);
+    return rc;
 }
 
 static const char *const scn_scenario_keys[] = { "name", "description", "machine", "seed",
@@ -363,8 +408,7 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
                 return -1;
             continue;
         }
-        if (scn_no_continuation(kv, st->path, d) != 0 ||
-            scn_wl_set(st, s->wl_cfg, kv, kv->key, d) != 0)
+        if (scn_wl_set_kv(st, s->wl_cfg, i, d) != 0)
             return -1;
     }
     char msg[200];
@@ -387,7 +431,7 @@ static int scn_quick(struct scn_parse *st, struct diag *d)
             if (scn_int_key(kv, 1, 1000, &v, st->path, d) != 0)
                 return -1;
             s->quick_replications = (int)v;
-        } else if (scn_wl_set(st, s->wl_cfg_quick, kv, kv->key, d) != 0) {
+        } else if (scn_wl_set_kv(st, s->wl_cfg_quick, i, d) != 0) {
             return -1;
         }
     }
@@ -520,8 +564,8 @@ static int scn_variant_workload(struct scn_parse *st, int vi, struct diag *d)
             memcpy(v->wl_cfg, s->wl_cfg, s->wl->config_size);
             memcpy(v->wl_cfg_quick, s->wl_cfg_quick, s->wl->config_size);
         }
-        if (scn_wl_set(st, v->wl_cfg, kv, key, d) != 0 ||
-            scn_wl_set(st, v->wl_cfg_quick, kv, key, d) != 0)
+        if (scn_wl_set(st, v->wl_cfg, kv, key, kv->value, d) != 0 ||
+            scn_wl_set(st, v->wl_cfg_quick, kv, key, kv->value, d) != 0)
             return -1;
         char *pair = xasprintf("%s=%s", key, kv->value);
         scn_append(&v->workload, pair);
@@ -626,6 +670,33 @@ static int scn_report(struct scn_parse *st, struct diag *d)
     return 0;
 }
 
+/* [measured] METRIC = NUMBER: what a real host measured (pmlab import
+ * writes it), kept for whoever holds a run against it; runs ignore it. */
+static int scn_measured(struct scn_parse *st, struct diag *d)
+{
+    struct scenario *s = st->s;
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec != SEC_MEASURED)
+            continue;
+        if (scn_no_continuation(kv, st->path, d) != 0)
+            return -1;
+        double v;
+        if (!scn_valid_name(kv->key) || strlen(kv->key) >= RPT_NAME_MAX)
+            return diag_error(d, KV_WHERE(st, kv), "[measured]: '%s' is not a metric name",
+                              kv->key);
+        if (str_to_double(kv->value, &v) != 0)
+            return diag_error(d, KV_WHERE(st, kv), "[measured] %s: expected a number, got '%s'",
+                              kv->key, kv->value);
+        s->measured = xreallocarray(s->measured, (size_t)s->nmeasured + 1, sizeof *s->measured);
+        struct scenario_measured *m = &s->measured[s->nmeasured++];
+        snprintf(m->metric, sizeof m->metric, "%s", kv->key);
+        m->value = v;
+        m->line = kv->line;
+    }
+    return 0;
+}
+
 static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *opts,
                          struct diag *d)
 {
@@ -636,7 +707,7 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
         if (st->kv[i].sec == SEC_SCENARIO && scn_scenario_key(st, &st->kv[i], d) != 0)
             return -1;
     if (scn_check_variant_keys(st, d) != 0 || scn_load_machine(st, opts, d) != 0 ||
-        scn_vms(st, d) != 0 || scn_report(st, d) != 0 ||
+        scn_vms(st, d) != 0 || scn_report(st, d) != 0 || scn_measured(st, d) != 0 ||
         scn_workload(st, d) != 0 || scn_quick(st, d) != 0)
         return -1;
     if (s->nvariants == 0)
@@ -926,6 +997,7 @@ void scenario_free(struct scenario *s)
         kparams_destroy(&v->kp);
     }
     free(s->variants);
+    free(s->measured);
     free(s->vms);
     free(s->report_cpus);
     free(s->wl_affinity);

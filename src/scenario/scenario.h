@@ -42,6 +42,13 @@ struct scenario_variant {
     void *wl_cfg, *wl_cfg_quick;
 };
 
+/* One [measured] value: a metric as a real host measured it. */
+struct scenario_measured {
+    char metric[RPT_NAME_MAX];
+    double value;
+    int line;
+};
+
 struct scenario {
     char *path;                 /* as given (owned) */
     char name[SCN_NAME_MAX];
@@ -64,6 +71,8 @@ struct scenario {
     int64_t report_interval_ms; /* --interval: the interval series' period; 0 = none */
     bool *wl_affinity;          /* [machine->ncpus]: [workload] affinity, the CPUs the
                                  * workload's threads may run on; NULL: every CPU */
+    struct scenario_measured *measured; /* [measured], in file order */
+    int nmeasured;
 };
 
 struct scenario_load_opts {

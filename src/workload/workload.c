@@ -19,6 +19,7 @@ extern const struct wl_ops wl_netrr_ops;
 extern const struct wl_ops wl_compute_ops;
 extern const struct wl_ops wl_cyclictest_ops;
 extern const struct wl_ops wl_rtapp_ops;
+extern const struct wl_ops wl_idle_ops;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_rr_ops,
@@ -28,6 +29,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_compute_ops,
     &wl_cyclictest_ops,
     &wl_rtapp_ops,
+    &wl_idle_ops,
     NULL,
 };
 
@@ -45,11 +47,47 @@ const struct wl_ops *wl_find(const char *name)
     return NULL;
 }
 
+double wl_cpu_value(const struct wl_cpu_values *cv, int cpu, double def)
+{
+    if (cv->n == 0)
+        return def;
+    return cv->v[cv->n == 1 ? 0 : cpu];
+}
+
+/* Blank-separated numbers, each in p's range, into cv. -1 with msg on error. */
+static int wl_cpu_values_store(const struct wl_param *p, struct wl_cpu_values *cv,
+                               const char *text, char *msg, size_t msgsize)
+{
+    char *copy = xstrdup(text), *save = NULL;
+    int n = 0, rc = 0;
+    for (char *tok = strtok_r(copy, " \t", &save); tok && rc == 0;
+         tok = strtok_r(NULL, " \t", &save)) {
+        double v;
+        rc = -1;
+        if (n == WL_CPU_VALUES_MAX)
+            snprintf(msg, msgsize, "more than %d values", WL_CPU_VALUES_MAX);
+        else if (str_to_double(tok, &v) != 0)
+            snprintf(msg, msgsize, "value %d: expected a number, got '%s'", n + 1, tok);
+        else if (v < p->min || v > p->max)
+            snprintf(msg, msgsize, "value %d: %s out of range [%g, %g]", n + 1, tok, p->min, p->max);
+        else {
+            cv->v[n++] = v;
+            rc = 0;
+        }
+    }
+    free(copy);
+    if (rc == 0)
+        cv->n = n;
+    return rc;
+}
+
 /* Parse and range-check text for p, storing it in cfg. -1 with msg on error. */
 static int wl_param_store(const struct wl_param *p, void *cfg, const char *text, char *msg,
                           size_t msgsize)
 {
     char *field = (char *)cfg + p->offset;
+    if (p->type == WL_PARAM_CPU_VALUES)
+        return wl_cpu_values_store(p, (struct wl_cpu_values *)(void *)field, text, msg, msgsize);
     if (p->type == WL_PARAM_INT) {
         int64_t v;
         if (str_to_i64(text, &v) != 0)
@@ -141,6 +179,32 @@ static int wl_file_set(const struct wl_ops *ops, const struct wl_param *p, void 
     *f = (struct wl_file){ .refs = 1, .path = path, .data = data, .free_data = ops->free_file };
     wl_file_put(*wl_file_field(p, cfg));
     *wl_file_field(p, cfg) = f;
+    return 0;
+}
+
+const struct wl_param *wl_param_find(const struct wl_ops *ops, const char *key)
+{
+    for (const struct wl_param *p = ops->params; p->name; p++)
+        if (strcmp(p->name, key) == 0)
+            return p;
+    return NULL;
+}
+
+int wl_config_check_cpus(const struct wl_ops *ops, const void *cfg, int ncpus,
+                         const char **bad_key, char *msg, size_t msgsize)
+{
+    for (const struct wl_param *p = ops->params; p->name; p++) {
+        if (p->type != WL_PARAM_CPU_VALUES)
+            continue;
+        const struct wl_cpu_values *cv =
+            (const struct wl_cpu_values *)(const void *)((const char *)cfg + p->offset);
+        if (cv->n > 1 && cv->n != ncpus) {
+            *bad_key = p->name;
+            snprintf(msg, msgsize, "%s: %d values for %d CPUs (give one value for every CPU, "
+                     "or one per CPU)", p->name, cv->n, ncpus);
+            return -1;
+        }
+    }
     return 0;
 }
 

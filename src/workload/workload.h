@@ -25,7 +25,23 @@ enum wl_param_type {
     WL_PARAM_FILE,    /* a file the workload reads when the scenario loads (ops->load_file),
                        * relative to the scenario's directory; stored as struct wl_file *,
                        * NULL while unset (default "") */
+    WL_PARAM_CPU_VALUES, /* one number for every CPU, or one per CPU in CPU order,
+                          * separated by blanks; stored as struct wl_cpu_values
+                          * (default "": unset) */
 };
+
+/* Most values a WL_PARAM_CPU_VALUES list holds: pmlab import's CPU limit. */
+#define WL_CPU_VALUES_MAX 1024
+
+/* A WL_PARAM_CPU_VALUES parameter: n = 0 unset, 1 the same for every CPU,
+ * else one per CPU (the scenario checks n against the machine's CPUs). */
+struct wl_cpu_values {
+    int n;
+    double v[WL_CPU_VALUES_MAX];
+};
+
+/* The value of cpu in cv, or def when cv is unset. */
+double wl_cpu_value(const struct wl_cpu_values *cv, int cpu, double def);
 
 /* A workload's input file, read once and shared read-only by every run and by
  * the full and quick configurations (reference counted: wl_config_copy,
@@ -108,6 +124,13 @@ void wl_config_defaults(const struct wl_ops *ops, void *cfg);
 void wl_config_copy(const struct wl_ops *ops, void *dst, const void *src);
 /* Drop cfg's references to its files (cfg's memory stays the caller's). */
 void wl_config_release(const struct wl_ops *ops, void *cfg);
+/* The parameter key of ops, or NULL. */
+const struct wl_param *wl_param_find(const struct wl_ops *ops, const char *key);
+/* Check the WL_PARAM_CPU_VALUES parameters of cfg against a machine of
+ * ncpus CPUs: -1 with msg (naming the key in *bad_key) when a list has
+ * neither one value nor one per CPU. */
+int wl_config_check_cpus(const struct wl_ops *ops, const void *cfg, int ncpus,
+                         const char **bad_key, char *msg, size_t msgsize);
 /* Set one parameter from text. Returns 0, or -1 with d = "file:line: ...";
  * a file parameter's errors are the file's own ("x.json:12: ..."). */
 int wl_config_set(const struct wl_ops *ops, void *cfg, const char *key, const char *value,

@@ -39,6 +39,24 @@ H=tests/data/hosts
         echo "ok - import $n: loads and runs quick"
     done
     grep -q 'PkgWatt 1.34' "$T/machines/adl0.ini" || fail "adl0: turbostat PkgWatt"
+    # The idle workload at adl0's rates: (last - first) / 115 s of each CPU's
+    # LOC row and of its numbered (device) rows.
+    S0="$T/scenarios/adl0.ini"
+    grep -q '^type = idle$' "$S0" || fail "adl0: not the idle workload"
+    grep -qx 'timer_hz = 22.78 4.71 13.96 22.54 8.70 8.23 4.03 5.36 6.42 5.99 3.58 4.23 7.78 9.68 3.50 4.23' "$S0" ||
+        fail "adl0: timer_hz $(grep timer_hz "$S0")"
+    grep -qx 'device_hz = 62.61 0.00 0.52 0.52 0.58 0.56 0.01 0.00 0.04 0.00 0.00 2.40 0.01 0.07 0.07 0.00' "$S0" ||
+        fail "adl0: device_hz $(grep device_hz "$S0")"
+    # [measured]: turbostat means and the cpuidle counters after - before.
+    sed -n '/^\[measured\]/,$p' "$S0" | grep -v '^;' >"$T/meas"
+    for kv in 'loc_per_s = 8.48' 'device_irqs_per_s = 4.21' 'busy_pct = 0.21' 'pkg_watts = 1.34' \
+              'residency.C10 = 99.75' 'above_pct.C1E = 19.13' 'below_pct.POLL = 38.95' \
+              'above_pct.C10 = 15.53' 'below_pct.C8 = 49.37' 'above_pct = 12.19' 'below_pct = 21.40'; do
+        grep -qx "$kv" "$T/meas" || fail "adl0 [measured]: no '$kv' in: $(cat "$T/meas")"
+    done
+    ! grep -q '^busy_pct\|^pkg_watts' "$T/scenarios/rpl0.ini" || fail "rpl0: turbostat values without turbostat"
+    grep -qx 'above_pct.C10 = 8.51' "$T/scenarios/rpl0.ini" || fail "rpl0: above_pct.C10"
+    echo "ok - import adl0/rpl0: idle workload rates and [measured] values"
     # adl0 ran stock intel_idle (adl_l table): pmlab builds the same states.
     # rpl0 ran a patched kernel with a Raptor Lake table mainline lacks.
     ! grep -q 'note: state' "$T/e.adl0" || fail "adl0: states differ: $(cat "$T/e.adl0")"

@@ -67,7 +67,22 @@ fig() { # id read band [extra key = value lines]
     fig view 'mean m base' '0 100' 'cpus = 0-3'
     printf '[figure cal]\nseed = 9\nscenario = %s\nfigure = fig cal\npublished = pcal\nread = mean m v\nband = 10 11\nwhy = wcal\nfitted = calibrated: k\n' "$T/toy.ini"
     printf '[omitted gone]\nseed = 9\nfigure = fig gone\npublished = pgone\nwhy = wgone\n'
+    printf '[host h]\nsnapshot = %s\nnote = nh\n' "$T/snap"
 } >"$T/toy-figures.ini"
+# The host's imported scenario and its run, as --from reads them: [measured]
+# values against the CSV's means, the deepest state by order.
+mkdir -p "$T/snap" "$T/from/hosts"
+: >"$T/snap/interrupts.raw.txt"
+printf '[workload]\ntype = idle\n\n[measured]\n; c\nbusy_pct = 0.20\nresidency.C1 = 1\nresidency.C9 = 98\nabove_pct.C9 = 10\nloc_per_s = 8\n' \
+    >"$T/from/hosts/h.ini"
+{
+    echo 'scenario,machine,variant,metric,unit,n,mean,stddev,ci95_lo,ci95_hi'
+    echo 'h,h,host,busy_pct,%,3,0.5,0,0.25,0.75'
+    echo 'h,h,host,residency.C1,%,3,2,0,1,3'
+    echo 'h,h,host,residency.C9,%,3,97,0,96,98'
+    echo 'h,h,host,above_pct.C9,%,3,4,0,3,5'
+    echo 'h,h,host,below_pct.C9,%,3,1,0,0,2'
+} >"$T/from/hosts/h.csv"
 $V --figures "$T/toy-figures.ini" --from "$T/from" --out "$T/doc.md" >"$T/out" 2>"$T/err" ||
     fail "toy figures: exit $?: $(cat "$T/err")"
 row() { # figure-id column -> that cell of the table, trimmed
@@ -101,6 +116,20 @@ grep -q '^predictions: 3 MATCH, 3 MISS, 3 n/a; calibrated: 1 MATCH, 0 MISS, 0 n/
 grep -q "toy-figures.ini:[0-9]*: \[figure nometric\]: pmlab reported no metric nosuch" "$T/err" ||
     fail "an absent metric is not named on stderr: $(cat "$T/err")"
 ! grep -q '| fig gone' "$T/out" || fail "an omitted figure became a row"
+hrow() { # measured-name -> "measured | pmlab | gap" of host h's row
+    awk -F'|' -v k="$1" '{ h = $2; x = $3; gsub(/^ +| +$/, "", h); gsub(/^ +| +$/, "", x) }
+        h == "h" && x == k { r = $4 "|" $5 "|" $6; gsub(/ +\|/, "|", r); gsub(/\| +/, "|", r); gsub(/^ +| +$/, "", r); print r }' "$T/out"
+}
+[ "$(hrow 'Busy %')" = '0.20|0.50 [0.25, 0.75]|+0.30' ] || fail "host busy row: '$(hrow 'Busy %')'"
+[ "$(hrow 'deepest state residency % (host C9, pmlab C9)')" = '98|97.0 [96.0, 98.0]|-1.00' ] ||
+    fail "host deepest row: '$(hrow 'deepest state residency % (host C9, pmlab C9)')'"
+[ "$(hrow 'PkgWatt, W')" = 'no measurement|no prediction: pmlab reports no pkg_watts|-' ] ||
+    fail "host PkgWatt row: '$(hrow 'PkgWatt, W')'"
+[ "$(hrow 'above_pct.C9')" = '10|4.00 [3.00, 5.00]|-6.00' ] || fail "host above row: '$(hrow 'above_pct.C9')'"
+[ "$(hrow 'below_pct.C9 (no such state on the host)')" = 'no measurement|1.00 [0.00, 2.00]|-' ] ||
+    fail "host state-only row: '$(hrow 'below_pct.C9 (no such state on the host)')'"
+grep -qF -- '- h: nh' "$T/doc.md" || fail "host note not in the document"
+! grep -q "| $T/snap" "$T/out" || fail "a host became a figure row"
 for s in '| seed | figure' '## Bands' '`edge` (9): 11 .. 12 W: wedge.' '## Runs' \
          'seed 9, fig gone (published: pgone). Not posed: wgone.' 'MATCH** when'; do
     grep -qF -- "$s" "$T/doc.md" || fail "$T/doc.md lacks '$s'"

@@ -5,8 +5,9 @@
  * driver's entry method deciding IRQ state and IBRS handling (FACTS.md §1-2,
  * FACTS-2.md §1).
  *
- * Departures: the only timers are the tick and one housekeeping timer stream
- * per CPU; the SPEC_CTRL write before MWAIT is not charged (it is off the
+ * Departures: the only timers are the tick, one housekeeping timer stream per
+ * CPU and a workload's own hrtimers; the only interrupts besides them, IPIs
+ * and a workload's device interrupts; the SPEC_CTRL write before MWAIT is not charged (it is off the
  * wakeup's critical path); a tick on a polling CPU (idle=poll) costs nothing;
  * s2idle and TIMER_STOP broadcast are not modelled. */
 #include "kernel/sched/idle.h"
@@ -26,9 +27,10 @@
 #include "util/container.h"
 
 
-/* Mean interval between housekeeping timers on one CPU, ns. Calibrated to
- * data/hosts/adl0 (idle i7-1260P, Fedora): /proc/interrupts LOC grew by ~8.5
- * per CPU per second over 115 s, tick included; rpl0 shows ~4-5/s. */
+/* Mean interval between housekeeping timers on one CPU, ns, unless a
+ * workload sets rates (idle_set_irq_rates). Calibrated to data/hosts/adl0
+ * (idle i7-1260P, Fedora): /proc/interrupts LOC grew by ~8.5 per CPU per
+ * second over 115 s, tick included; rpl0 shows ~4-5/s. */
 #define IDLE_BG_TIMER_MEAN_NS (118 * SIM_NS_PER_MS)
 
 /* PM QoS: the smaller of the global CPU latency limit and the CPU's resume
@@ -183,6 +185,7 @@ static void idle_init_device(struct world *w, int cpu)
 static void idle_tick_fired(struct sim_event *ev, void *arg);
 static void idle_poll_limit(struct sim_event *ev, void *arg);
 static void idle_timer_fired(struct sim_event *ev, void *arg);
+static void idle_device_fired(struct sim_event *ev, void *arg);
 static void idle_timer_arm(struct world *w, int cpu);
 
 void idle_init(struct world *w)
@@ -204,6 +207,8 @@ void idle_init(struct world *w)
         sim_event_init(&is->cpu[cpu].tick_ev, idle_tick_fired);
         sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);
         sim_event_init(&is->cpu[cpu].timer_ev, idle_timer_fired);
+        sim_event_init(&is->cpu[cpu].device_ev, idle_device_fired);
+        is->cpu[cpu].timer_mean_ns = (double)IDLE_BG_TIMER_MEAN_NS;
         is->cpu[cpu].state = -1;
         is->cpu[cpu].wl_timer_ns = SIM_TIME_MAX;
         idle_timer_arm(w, cpu);
@@ -341,12 +346,13 @@ static void idle_fill_timers(struct world *w, int cpu)
 {
     struct idle_sys *is = &w->idle;
     struct cpuidle_device *dev = &is->dev[cpu];
+    const struct idle_cpu *ic = &is->cpu[cpu];
+    /* A CPU without housekeeping timers (a rate of 0) has none queued. */
+    sim_time_t hk_ns = sim_event_pending(&ic->timer_ev) ? ic->timer_ev.when_ns : SIM_TIME_MAX;
     struct tick_sched_view v = {
         .now_ns = w->q.now_ns,
         .tick_period_ns = is->tick_period_ns,
-        .next_timer_ns = is->cpu[cpu].wl_timer_ns < is->cpu[cpu].timer_ev.when_ns
-                             ? is->cpu[cpu].wl_timer_ns
-                             : is->cpu[cpu].timer_ev.when_ns,
+        .next_timer_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns,
         .can_stop_tick = is->nohz,
         .tick_stopped = is->cpu[cpu].tick_stopped,
     };
@@ -437,7 +443,7 @@ static sim_time_t idle_exit_kernel_ns(const struct idle_sys *is, const struct id
             ns += is->irq_off_exit_ns;
     }
     bool interrupt = why == IDLE_WAKE_TICK || why == IDLE_WAKE_TIMER ||
-                     (why == IDLE_WAKE_IPI && !polling);
+                     why == IDLE_WAKE_DEVICE || (why == IDLE_WAKE_IPI && !polling);
     if (interrupt)
         ns += is->wake_irq_ns;
     if (why == IDLE_WAKE_IPI)
@@ -498,22 +504,70 @@ static void idle_tick_fired(struct sim_event *ev, void *arg)
     sched_idle_wakeup(w, (int)(ic - w->idle.cpu), IDLE_WAKE_TICK);
 }
 
-static void idle_timer_arm(struct world *w, int cpu)
+/* Queue a background interrupt ev an exponential gap of mean mean_ns
+ * (stream s) from now: a Poisson stream; none for a mean of 0. */
+static void idle_bg_arm(struct world *w, struct sim_event *ev, double mean_ns,
+                        enum world_stream s)
 {
-    double gap = sim_rng_exp(&w->rng[WORLD_STREAM_TIMERS], (double)IDLE_BG_TIMER_MEAN_NS);
-    sim_event_schedule(&w->q, &w->idle.cpu[cpu].timer_ev, w->q.now_ns + 1 + (sim_time_t)gap);
+    if (mean_ns <= 0)
+        return;
+    double gap = sim_rng_exp(&w->rng[s], mean_ns);
+    sim_event_schedule(&w->q, ev, w->q.now_ns + 1 + (sim_time_t)gap);
 }
 
-/* A housekeeping timer: wakes the CPU if it is idle (a busy CPU just runs
- * the handler, whose cost is not modelled), then the next one is armed. */
+static void idle_timer_arm(struct world *w, int cpu)
+{
+    struct idle_cpu *ic = &w->idle.cpu[cpu];
+    idle_bg_arm(w, &ic->timer_ev, ic->timer_mean_ns, WORLD_STREAM_TIMERS);
+}
+
+static void idle_device_arm(struct world *w, int cpu)
+{
+    struct idle_cpu *ic = &w->idle.cpu[cpu];
+    idle_bg_arm(w, &ic->device_ev, ic->device_mean_ns, WORLD_STREAM_DEVICE_IRQ);
+}
+
+/* A background interrupt on cpu: it wakes the CPU if it is idle (a busy
+ * CPU just runs the handler, whose cost is not modelled). */
+static void idle_bg_irq(struct world *w, int cpu, enum idle_wake why)
+{
+    if (w->idle.cpu[cpu].in_idle && !w->sched.cpu[cpu].waking)
+        sched_idle_wakeup(w, cpu, why);
+}
+
+void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device_hz)
+{
+    struct idle_cpu *ic = &w->idle.cpu[cpu];
+    if (timer_hz >= 0)
+        ic->timer_mean_ns = timer_hz > 0 ? (double)SIM_NS_PER_S / timer_hz : 0;
+    ic->device_mean_ns = device_hz > 0 ? (double)SIM_NS_PER_S / device_hz : 0;
+    sim_event_cancel(&w->q, &ic->timer_ev);
+    sim_event_cancel(&w->q, &ic->device_ev);
+    idle_timer_arm(w, cpu);
+    idle_device_arm(w, cpu);
+}
+
+/* A housekeeping timer: the next one is armed, then it interrupts. */
 static void idle_timer_fired(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct idle_cpu *ic = container_of(ev, struct idle_cpu, timer_ev);
     int cpu = (int)(ic - w->idle.cpu);
+    ic->nr_timer_irqs++;
     idle_timer_arm(w, cpu);
-    if (ic->in_idle && !w->sched.cpu[cpu].waking)
-        sched_idle_wakeup(w, cpu, IDLE_WAKE_TIMER);
+    idle_bg_irq(w, cpu, IDLE_WAKE_TIMER);
+}
+
+/* A device interrupt: like a timer's, except that nothing told the governor
+ * it was coming (it is in no sleep length). */
+static void idle_device_fired(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct idle_cpu *ic = container_of(ev, struct idle_cpu, device_ev);
+    int cpu = (int)(ic - w->idle.cpu);
+    ic->nr_device_irqs++;
+    idle_device_arm(w, cpu);
+    idle_bg_irq(w, cpu, IDLE_WAKE_DEVICE);
 }
 
 static void idle_poll_limit(struct sim_event *ev, void *arg)
@@ -532,6 +586,7 @@ void idle_measure_reset(struct world *w, sim_time_t now_ns)
         idle_acct_close(is, cpu, now_ns);
         memset(ic->state_time_ns, 0, sizeof ic->state_time_ns);
         ic->nr_entries = ic->nr_tick_stopped = 0;
+        ic->nr_timer_irqs = ic->nr_device_irqs = 0;
         memset(ic->nr_wake, 0, sizeof ic->nr_wake);
         if (is->dev)
             memcpy(ic->base, is->dev[cpu].states_usage, sizeof ic->base);

@@ -8,14 +8,17 @@
  * shallowest hardware state; otherwise each idle period is governor select ->
  * driver enter -> (wakeup) -> cpuidle accounting -> governor reflect.
  *
- * Wakeups end an idle period four ways: a task woken onto the CPU (IPI, or no
+ * Wakeups end an idle period five ways: a task woken onto the CPU (IPI, or no
  * IPI for a polling CPU), the periodic tick when the governor kept it, a
- * housekeeping timer, and the POLL state's time limit. The tick is modelled
- * only where it matters: on idle CPUs whose tick is running (busy CPUs' ticks
- * cost nothing here). Housekeeping timers (the kernel's and daemons' hrtimers
- * and timer-wheel timers) fire on every CPU at random intervals with the mean
- * measured on a real idle machine; the next one is the next timer of the
- * sleep length the governor is told (tick_nohz_get_sleep_length).
+ * housekeeping timer, a device interrupt, and the POLL state's time limit.
+ * The tick is modelled only where it matters: on idle CPUs whose tick is
+ * running (busy CPUs' ticks cost nothing here). Housekeeping timers (the
+ * kernel's and daemons' hrtimers and timer-wheel timers) fire on every CPU at
+ * random intervals with the mean measured on a real idle machine, or at the
+ * rates a workload sets (idle_set_irq_rates); the next one is the next timer
+ * of the sleep length the governor is told (tick_nohz_get_sleep_length).
+ * Device interrupts (none unless a workload sets a rate) arrive at random
+ * too, but no timer announces them: the governor cannot see them coming.
  *
  * Leaving an idle state takes the hardware exit latency (HW_THREAD_WAKE),
  * then kernel code as busy time: the exit path, the waking interrupt and the
@@ -46,6 +49,7 @@ enum idle_wake {
     IDLE_WAKE_TICK,       /* the periodic tick */
     IDLE_WAKE_POLL_LIMIT, /* POLL ran out of time */
     IDLE_WAKE_TIMER,      /* a housekeeping timer (not the tick) */
+    IDLE_WAKE_DEVICE,     /* a device interrupt (idle_set_irq_rates) */
     IDLE_WAKE_NR,
 };
 
@@ -59,12 +63,17 @@ struct idle_cpu {
     struct sim_event tick_ev;   /* next tick while idle with the tick running */
     struct sim_event poll_ev;   /* POLL time limit */
     struct sim_event timer_ev;  /* next housekeeping timer of this CPU */
+    struct sim_event device_ev; /* next device interrupt of this CPU */
+    double timer_mean_ns;       /* mean gap of the housekeeping timers, ns (0: none) */
+    double device_mean_ns;      /* mean gap of the device interrupts, ns (0: none) */
     sim_time_t wl_timer_ns;     /* earliest workload hrtimer armed on this CPU
                                  * (idle_set_wl_timer), SIM_TIME_MAX none */
     /* Metric accumulators since the measurement start. */
     uint64_t nr_entries;        /* idle entries (governor selections) */
     uint64_t nr_tick_stopped;   /* of those, entries that left the tick stopped */
     uint64_t nr_wake[IDLE_WAKE_NR]; /* idle periods ended, by cause */
+    uint64_t nr_timer_irqs;     /* housekeeping timers fired, busy or idle */
+    uint64_t nr_device_irqs;    /* device interrupts fired, busy or idle */
     sim_time_t state_time_ns[CPUIDLE_STATE_MAX];
     struct cpuidle_state_usage base[CPUIDLE_STATE_MAX]; /* counters at measure start */
 };
@@ -143,6 +152,13 @@ void idle_exit_end(struct world *w, int cpu);
  * are the kernel's, so the governor sees the timer in its sleep length
  * (tick_nohz_get_sleep_length) like any other; the workload fires it. */
 void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns);
+/* Set cpu's background interrupt rates, per second, from now on: its
+ * housekeeping timers (mean gap 1 / timer_hz; a negative timer_hz keeps the
+ * default, IDLE_BG_TIMER_MEAN_NS in idle.c) and its device interrupts
+ * (1 / device_hz); 0 stops a stream. Both are Poisson: exponential gaps,
+ * timers from the system's stream, device interrupts from the workload's
+ * (common to every variant). */
+void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device_hz);
 /* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
 void idle_task_runs(struct world *w, int cpu);
 
