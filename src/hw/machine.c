@@ -1156,12 +1156,15 @@ static int check_llc_groups(struct loader *ld, struct diag *d)
 {
     struct hw_machine *m = ld->m;
     m->llc_group = xcalloc((size_t)m->ncpus, sizeof *m->llc_group);
+    int *pkg_first = xcalloc((size_t)m->packages, sizeof *pkg_first);
+    for (int p = 0; p < m->packages; p++)
+        pkg_first[p] = -1;
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
-        m->llc_group[cpu] = -1;
-        for (int i = 0; i <= cpu && !m->llc_groups_text[0] && m->llc_group[cpu] < 0; i++)
-            if (m->cpus[i].package == m->cpus[cpu].package)
-                m->llc_group[cpu] = i;
+        int *first = &pkg_first[m->cpus[cpu].package];
+        *first = *first < 0 ? cpu : *first;
+        m->llc_group[cpu] = m->llc_groups_text[0] ? -1 : *first;
     }
+    free(pkg_first);
     if (!m->llc_groups_text[0])
         return 0;
     if (cpu_groups_parse(ld, &llc_groups_desc, ld->llc_groups_line, m->llc_groups_text,
