@@ -1150,8 +1150,9 @@ static int check_l2_groups(struct loader *ld, struct diag *d)
 }
 
 /* llc_groups: absent, one LLC per package (its first CPU). Given, each L2
- * group lies in one LLC: x86 builds the cluster mask inside the LLC mask,
- * and a cluster that crosses LLCs breaks the sched-domain hierarchy. */
+ * group lies in one LLC: the CLS domain is MC's child, and a child span
+ * that is not a subset of its parent's is the kernel's "BUG: arch topology
+ * borken" (build_sched_domain, kernel/sched/topology.c). */
 static int check_llc_groups(struct loader *ld, struct diag *d)
 {
     struct hw_machine *m = ld->m;
