@@ -74,6 +74,12 @@ static const struct bad_case bad_cases[] = {
     { "l2-split-core.ini", 9, "l2_groups: '0' has CPU 0 but not its SMT sibling 1 (threads of a "
                               "core share its L2)" },
     { "l2-bad-list.ini", 9, "l2_groups: '2-9': CPU 9 is out of range: the machine has CPUs 0-3" },
+    { "llc-crosses-l2.ini", 10, "llc_groups: CPUs 0 and 2 share an L2 (l2_groups) but not an LLC "
+                                "(an L2 group lies within one LLC)" },
+    { "llc-missing.ini", 9, "llc_groups: CPUs 2-3 are in no group (every CPU has an LLC: list each "
+                            "L3 (each CCD's on AMD) as a group)" },
+    { "llc-split-core.ini", 9, "llc_groups: '0' has CPU 0 but not its SMT sibling 1 (threads of a "
+                               "core share its LLC)" },
 };
 
 static void test_bad_inputs(void **state)
@@ -160,6 +166,36 @@ static void test_l2_groups(void **state)
     static const int rpl[16] = { 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 8, 8, 12, 12, 12, 12 };
     for (int cpu = 0; cpu < 16; cpu++)
         assert_int_equal(m->l2_group[cpu], rpl[cpu]);
+    hw_machine_free(m);
+}
+
+/* llc_groups: absent, one LLC per package (its first CPU); given (with a
+ * continuation line), each CPU maps to the first CPU of its group. Genoa:
+ * an L3 per 4-core CCD, siblings 64 CPUs up (split numbering). */
+static void test_llc_groups(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "minimal.ini");
+    for (int cpu = 0; cpu < 4; cpu++)
+        assert_int_equal(m->llc_group[cpu], 0);
+    hw_machine_free(m);
+    m = load_ok(FIXTURES "llc-split.ini");
+    static const int own[4] = { 0, 0, 2, 2 };
+    for (int cpu = 0; cpu < 4; cpu++)
+        assert_int_equal(m->llc_group[cpu], own[cpu]);
+    assert_string_equal(m->llc_groups_text, "0-1 2-3");
+    hw_machine_free(m);
+    m = load_ok("machines/skx-2s.ini");
+    assert_int_equal(m->llc_group[27], 0);
+    assert_int_equal(m->llc_group[56], 0);
+    assert_int_equal(m->llc_group[111], 28);
+    hw_machine_free(m);
+    m = load_ok("machines/epyc-genoa-2s.ini");
+    assert_int_equal(m->llc_group[3], 0);
+    assert_int_equal(m->llc_group[67], 0);
+    assert_int_equal(m->llc_group[68], 4);
+    assert_int_equal(m->llc_group[127], 60);
+    assert_int_equal(m->llc_group[32], 32);
     hw_machine_free(m);
 }
 
@@ -344,6 +380,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_l2_groups),
+        cmocka_unit_test(test_llc_groups),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_minimal_values),
         cmocka_unit_test(test_power_interpolation),

@@ -3,7 +3,7 @@
  * section 4): the i5-13500H's P-thread SMT{2} -> MC{16} and E-core CLS{4} ->
  * MC{16}, no CLS on hybrids before v6.6, SD_CLUSTER from v6.8, ITMT's
  * SD_ASYM_PACKING per level and version, a two-socket Xeon's SMT -> MC ->
- * NUMA, group flags after degenerate levels go, and v6.12's asymmetric
+ * NUMA, an EPYC's MC per CCD under PKG, group flags after degenerate levels go, and v6.12's asymmetric
  * capacity on a hybrid without SMT. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,6 +197,31 @@ static void test_skx_numa(void **state)
     topo_free(f);
 }
 
+/* Two EPYC 9354s, an L3 per 4-core CCD (llc_groups): SMT{2} -> MC{8} ->
+ * PKG{64} -> NUMA{128}. MC spans the CCD, so PKG is not degenerate (8 CCD
+ * groups); NODE has PKG's span and goes. The first domain above the LLC
+ * (PKG) gets imb_numa_nr = its 8 LLCs; select_idle_sibling's LLC is 8. */
+static void test_genoa_llc(void **state)
+{
+    (void)state;
+    struct topo_fx *f = topo_new("machines/epyc-genoa-2s.ini", "6.12", false);
+    assert_chain(f, 0, "SMT{2}:2 -> MC{8}:4 -> PKG{64}:8 -> NUMA{128}:2");
+    assert_chain(f, 127, "SMT{2}:2 -> MC{8}:4 -> PKG{64}:8 -> NUMA{128}:2");
+    const struct sched_domain *mc = dom(f, 68, 1);
+    assert_int_equal(mc->tl, TL_MC);
+    assert_true(mc->span->has[4] && mc->span->has[7] && mc->span->has[71]);
+    assert_false(mc->span->has[8] || mc->span->has[3]);
+    assert_true(dom(f, 0, 1)->flags & SD_SHARE_LLC);
+    assert_false(dom(f, 0, 2)->flags & SD_SHARE_LLC);
+    assert_int_equal(dom(f, 0, 2)->imb_numa_nr, 8);
+    assert_int_equal(f->t.llc_size[0], 8);
+    assert_int_equal(f->t.llc_id[70], 4);
+    assert_true(cpus_share_cache(&f->t, 4, 68));
+    assert_false(cpus_share_cache(&f->t, 3, 4));
+    assert_true(highest_flag_domain(&f->t, 5, SD_SHARE_LLC) == dom(f, 5, 1));
+    topo_free(f);
+}
+
 /* v6.12 on a hybrid without SMT: capacity = 1024 x HWP highest perf / the
  * highest (E: 35 / 60), SD_ASYM_CPUCAPACITY(_FULL) on MC, which then clears
  * SD_PREFER_SIBLING below it; ITMT is not set up. v6.11: all 1024, ITMT. */
@@ -247,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_cluster_versions),
         cmocka_unit_test(test_itmt_flags),
         cmocka_unit_test(test_skx_numa),
+        cmocka_unit_test(test_genoa_llc),
         cmocka_unit_test(test_hybrid_capacity),
         cmocka_unit_test(test_names),
     };

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/import.h"
+#include "cli/output.h"
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/driver.h"
@@ -61,7 +62,9 @@ static void import_usage(void)
            "pmlab's metric names. Missing files are listed as warnings (exit\n"
            "0) while a machine can still be built; without a CPU list or /proc/cpuinfo\n"
            "the exit status is 2. The scenario finds the machine by name: keep the machine\n"
-           "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n");
+           "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n"
+           "Each file is written to a temporary beside it and renamed into place when\n"
+           "complete: an import that fails leaves an earlier file as it was.\n");
 }
 
 /* Intel family 6 model numbers and their kernel names (arch/x86/include/
@@ -679,26 +682,33 @@ static int import_check_states(const char *path, const struct imp_host *h)
     return 0;
 }
 
-static FILE *import_open(const char *path)
+/* Open the output at path ("-" or none: stdout) through a temporary beside
+ * it (cli/output.h): a failed or interrupted import leaves an earlier file
+ * whole, and a reader never sees half a machine file. */
+static FILE *import_open(struct out_file *of, const char *path)
 {
+    memset(of, 0, sizeof *of);
     if (!path || strcmp(path, "-") == 0)
         return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fprintf(stderr, "pmlab import: %s: cannot write\n", path);
-    return f;
+    char msg[512];
+    if (out_file_open(of, path, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab import: %s\n", msg);
+        return NULL;
+    }
+    return of->f;
 }
 
-static int import_close(FILE *f, const char *path)
+/* Flush and rename the temporary into place (stdout: flush). */
+static int import_close(struct out_file *of, FILE *f)
 {
     if (f == stdout)
         return fflush(f) == 0 ? 0 : -1;
-    int rc = ferror(f) ? -1 : 0;
-    if (fclose(f) != 0 || rc != 0) {
-        fprintf(stderr, "pmlab import: %s: write failed\n", path);
-        return -1;
-    }
-    return 0;
+    char msg[512];
+    int rc = out_file_commit(of, msg, sizeof msg);
+    if (rc != 0)
+        fprintf(stderr, "pmlab import: %s\n", msg);
+    out_file_free(of);
+    return rc;
 }
 
 static int import_parse(int argc, char **argv, struct import_opts *o)
@@ -795,20 +805,21 @@ static int import_main(int argc, char **argv)
     }
     if (h->missing[0])
         fprintf(stderr, "pmlab import: warning: not found, left out or estimated: %s\n", h->missing);
-    FILE *f = import_open(o.out);
+    struct out_file of;
+    FILE *f = import_open(&of, o.out);
     if (!f)
         goto out;
     import_machine(f, &o, h, near, cpu_model, model_known);
-    if (import_close(f, o.out ? o.out : "-") != 0)
+    if (import_close(&of, f) != 0)
         goto out;
     if (o.out && strcmp(o.out, "-") != 0 && import_check_states(o.out, h) != 0)
         goto out;
     if (o.scenario) {
-        f = import_open(o.scenario);
+        f = import_open(&of, o.scenario);
         if (!f)
             goto out;
         import_scenario(f, &o, h);
-        if (import_close(f, o.scenario) != 0)
+        if (import_close(&of, f) != 0)
             goto out;
     }
     rc = 0;

@@ -123,6 +123,7 @@ enum key_type {
     KT_WATTS,     /* watts in the file, double mW in memory */
     KT_BOOL,      /* bool, yes/no as the kernel's kstrtobool reads it */
     KT_STR,       /* char[aux] */
+    KT_CPU_GROUPS, /* char[aux]: cpulists; continuation lines append (a 2-socket list is long) */
     KT_MHZ_LIST,  /* uint32_t[HW_MAX_TURBO_BINS], count (int) at offset aux; continuation lines append */
     KT_PERF_LIST, /* as KT_MHZ_LIST, values hex (0x) or decimal, up to cap of them */
     KT_NUMBERING, /* enum hw_cpu_numbering: adjacent | split */
@@ -160,8 +161,10 @@ static const struct key_desc machine_keys[] = {
     KEY(hw_machine, "threads_per_core", threads_per_core, KT_INT, 1, HW_MAX_SMT, true),
     KEY(hw_machine, "cpu_numbering", cpu_numbering, KT_NUMBERING, 0, 0, false),
     KEY(hw_machine, "pkg_active_power_mw", pkg_active_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
-    { "l2_groups", KT_STR, offsetof(struct hw_machine, l2_groups_text),
+    { "l2_groups", KT_CPU_GROUPS, offsetof(struct hw_machine, l2_groups_text),
       sizeof(((struct hw_machine *)0)->l2_groups_text), 0, 0, false, 0 },
+    { "llc_groups", KT_CPU_GROUPS, offsetof(struct hw_machine, llc_groups_text),
+      sizeof(((struct hw_machine *)0)->llc_groups_text), 0, 0, false, 0 },
 };
 
 static const struct key_desc core_type_keys[] = {
@@ -274,6 +277,7 @@ struct loader {
     /* lines for the whole-file checks */
     int machine_line, machine_threads_line, calib_section_line;
     int l2_groups_line;            /* the [machine] l2_groups key, 0 if absent */
+    int llc_groups_line;           /* the [machine] llc_groups key, 0 if absent */
     int firmware_line, cpc_line;   /* [firmware] header, its cpc_highest_perf key */
     int rapl_line;                 /* [rapl] header */
     int type_line[HW_MAX_CORE_TYPES];
@@ -384,6 +388,26 @@ static int parse_string(struct loader *ld, int line, const struct key_desc *k, c
     return 0;
 }
 
+/* A continuation line of a KT_CPU_GROUPS key: more groups, after a space.
+ * Its comment (from ';' or '#') is dropped: inih hands such lines over whole. */
+static int append_cpu_groups(struct loader *ld, int line, const struct key_desc *k,
+                             const char *value, struct diag *d)
+{
+    char *field = (char *)ld->obj + k->offset;
+    size_t len = strlen(field), add = strcspn(value, ";#");
+    while (add > 0 && (value[add - 1] == ' ' || value[add - 1] == '\t'))
+        add--;
+    if (add == 0)
+        return 0;
+    if (len + 1 + add >= k->aux)
+        return diag_error(d, ld->path, line, "%s is longer than %zu characters", k->name,
+                          k->aux - 1);
+    field[len] = ' ';
+    memcpy(field + len + 1, value, add);
+    field[len + 1 + add] = '\0';
+    return 0;
+}
+
 /* Parse value into the field k describes in the open section's struct. */
 static int parse_value(struct loader *ld, int line, const struct key_desc *k, const char *value,
                        struct diag *d)
@@ -416,6 +440,7 @@ static int parse_value(struct loader *ld, int line, const struct key_desc *k, co
             return diag_error(d, ld->path, line, "%s: '%s' is not a boolean (yes or no)", k->name, value);
         return 0;
     case KT_STR:
+    case KT_CPU_GROUPS:
         return parse_string(ld, line, k, value, field, d);
     case KT_MHZ_LIST:
     case KT_PERF_LIST:
@@ -590,6 +615,8 @@ static int close_section(struct loader *ld, struct diag *d)
         ld->machine_threads_line = key_line(ld, "threads_per_core");
         if (ld->m->l2_groups_text[0])
             ld->l2_groups_line = key_line(ld, "l2_groups");
+        if (ld->m->llc_groups_text[0])
+            ld->llc_groups_line = key_line(ld, "llc_groups");
         ld->m->vendor_line = key_line(ld, "vendor");
         ld->m->cpu_model_line = key_line(ld, "cpu_model");
     }
@@ -920,6 +947,8 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
     /* inih hands an indented line to the previous key; only lists take more. */
     if (continuation && ld->last_key >= 0 && strcmp(key, sd->keys[ld->last_key].name) == 0) {
         const struct key_desc *k = &sd->keys[ld->last_key];
+        if (k->type == KT_CPU_GROUPS)
+            return append_cpu_groups(ld, line, k, value, d);
         if (k->type != KT_MHZ_LIST && k->type != KT_PERF_LIST)
             return diag_error(d, ld->path, line,
                               "'%s' takes one value (an indented line continues the key above)",
@@ -1031,43 +1060,83 @@ static void build_topology(struct hw_machine *m)
     }
 }
 
-/* One group of l2_groups: the CPUs of text (a cpulist) into mask, none of
- * them already in a group, whole cores of one package. */
-static int l2_group_parse(struct loader *ld, const char *text, bool *mask, struct diag *d)
+/* A [machine] key listing the CPUs that share one cache level. */
+struct cpu_groups_desc {
+    const char *key;               /* "l2_groups" */
+    const char *cache;             /* "L2", in messages ("an L2") */
+    const char *missing_hint;      /* what to do about CPUs in no group */
+};
+
+static const struct cpu_groups_desc l2_groups_desc = {
+    "l2_groups", "L2", "every CPU has an L2: list a core with its own L2 as a group of its threads",
+};
+static const struct cpu_groups_desc llc_groups_desc = {
+    "llc_groups", "LLC", "every CPU has an LLC: list each L3 (each CCD's on AMD) as a group",
+};
+
+/* One group of a cpu-groups key: the CPUs of text (a cpulist) into mask,
+ * none of them already in a group (group[cpu] >= 0), whole cores of one
+ * package. */
+static int cpu_group_parse(struct loader *ld, const struct cpu_groups_desc *gd, int line,
+                           const char *text, bool *mask, int *group, struct diag *d)
 {
     const struct hw_machine *m = ld->m;
-    int line = ld->l2_groups_line;
     char msg[160];
     if (cpulist_parse(text, m->ncpus, mask, msg, sizeof msg) != 0)
-        return diag_error(d, ld->path, line, "l2_groups: '%s': %s", text, msg);
+        return diag_error(d, ld->path, line, "%s: '%s': %s", gd->key, text, msg);
     int first = -1;
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
         if (!mask[cpu])
             continue;
         if (first < 0)
             first = cpu;
-        if (m->l2_group[cpu] >= 0)
+        if (group[cpu] >= 0)
             return diag_error(d, ld->path, line,
-                              "l2_groups: CPU %d is in two groups (an L2 is shared by one set of "
-                              "cores)", cpu);
+                              "%s: CPU %d is in two groups (an %s is shared by one set of cores)",
+                              gd->key, cpu, gd->cache);
         if (m->cpus[cpu].package != m->cpus[first].package)
-            return diag_error(d, ld->path, line,
-                              "l2_groups: '%s' spans packages %d and %d", text,
-                              m->cpus[first].package, m->cpus[cpu].package);
+            return diag_error(d, ld->path, line, "%s: '%s' spans packages %d and %d", gd->key,
+                              text, m->cpus[first].package, m->cpus[cpu].package);
         const struct hw_core *core = &m->cores[m->cpus[cpu].core];
         for (int t = 0; t < core->nthreads; t++)
             if (!mask[core->cpus[t]])
                 return diag_error(d, ld->path, line,
-                                  "l2_groups: '%s' has CPU %d but not its SMT sibling %d (threads "
-                                  "of a core share its L2)", text, cpu, core->cpus[t]);
+                                  "%s: '%s' has CPU %d but not its SMT sibling %d (threads "
+                                  "of a core share its %s)", gd->key, text, cpu, core->cpus[t],
+                                  gd->cache);
     }
     for (int cpu = 0; cpu < m->ncpus; cpu++)
         if (mask[cpu])
-            m->l2_group[cpu] = first;
+            group[cpu] = first;
     return 0;
 }
 
-/* l2_groups: every CPU in exactly one group; absent, each core its own. */
+/* text (the key's value, at line) into group: every CPU in exactly one
+ * group, group[cpu] the group's first CPU. group[] starts all -1. */
+static int cpu_groups_parse(struct loader *ld, const struct cpu_groups_desc *gd, int line,
+                            const char *text, int *group, struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    bool *mask = xcalloc((size_t)m->ncpus, sizeof *mask);
+    char buf[HW_CPU_GROUPS_TEXT_MAX];
+    str_copy(buf, sizeof buf, text);
+    int rc = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, " \t", &save); tok && rc == 0;
+         tok = strtok_r(NULL, " \t", &save))
+        rc = cpu_group_parse(ld, gd, line, tok, mask, group, d);
+    for (int cpu = 0; cpu < m->ncpus && rc == 0; cpu++)
+        mask[cpu] = group[cpu] < 0;
+    if (rc == 0 && cpulist_weight(mask, m->ncpus) > 0) {
+        char *missing = cpulist_format(mask, m->ncpus);
+        rc = diag_error(d, ld->path, line, "%s: CPUs %s are in no group (%s)", gd->key, missing,
+                        gd->missing_hint);
+        free(missing);
+    }
+    free(mask);
+    return rc;
+}
+
+/* l2_groups: absent, each core its own. */
 static int check_l2_groups(struct loader *ld, struct diag *d)
 {
     struct hw_machine *m = ld->m;
@@ -1076,24 +1145,40 @@ static int check_l2_groups(struct loader *ld, struct diag *d)
         m->l2_group[cpu] = m->l2_groups_text[0] ? -1 : m->cores[m->cpus[cpu].core].cpus[0];
     if (!m->l2_groups_text[0])
         return 0;
-    bool *mask = xcalloc((size_t)m->ncpus, sizeof *mask);
-    char buf[HW_L2_GROUPS_TEXT_MAX];
-    str_copy(buf, sizeof buf, m->l2_groups_text);
-    int rc = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, " \t", &save); tok && rc == 0;
-         tok = strtok_r(NULL, " \t", &save))
-        rc = l2_group_parse(ld, tok, mask, d);
-    for (int cpu = 0; cpu < m->ncpus && rc == 0; cpu++)
-        mask[cpu] = m->l2_group[cpu] < 0;
-    if (rc == 0 && cpulist_weight(mask, m->ncpus) > 0) {
-        char *missing = cpulist_format(mask, m->ncpus);
-        rc = diag_error(d, ld->path, ld->l2_groups_line,
-                        "l2_groups: CPUs %s are in no group (every CPU has an L2: list a core "
-                        "with its own L2 as a group of its threads)", missing);
-        free(missing);
+    return cpu_groups_parse(ld, &l2_groups_desc, ld->l2_groups_line, m->l2_groups_text,
+                            m->l2_group, d);
+}
+
+/* llc_groups: absent, one LLC per package (its first CPU). Given, each L2
+ * group lies in one LLC: the CLS domain is MC's child, and a child span
+ * that is not a subset of its parent's is the kernel's "BUG: arch topology
+ * borken" (build_sched_domain, kernel/sched/topology.c). */
+static int check_llc_groups(struct loader *ld, struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    m->llc_group = xcalloc((size_t)m->ncpus, sizeof *m->llc_group);
+    int *pkg_first = xcalloc((size_t)m->packages, sizeof *pkg_first);
+    for (int p = 0; p < m->packages; p++)
+        pkg_first[p] = -1;
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        int *first = &pkg_first[m->cpus[cpu].package];
+        *first = *first < 0 ? cpu : *first;
+        m->llc_group[cpu] = m->llc_groups_text[0] ? -1 : *first;
     }
-    free(mask);
-    return rc;
+    free(pkg_first);
+    if (!m->llc_groups_text[0])
+        return 0;
+    if (cpu_groups_parse(ld, &llc_groups_desc, ld->llc_groups_line, m->llc_groups_text,
+                         m->llc_group, d) != 0)
+        return -1;
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        int l2_first = m->l2_group[cpu];
+        if (m->llc_group[l2_first] != m->llc_group[cpu])
+            return diag_error(d, ld->path, ld->llc_groups_line,
+                              "llc_groups: CPUs %d and %d share an L2 (l2_groups) but not an "
+                              "LLC (an L2 group lies within one LLC)", l2_first, cpu);
+    }
+    return 0;
 }
 
 /* ---- public ------------------------------------------------------------------ */
@@ -1131,7 +1216,8 @@ struct hw_machine *hw_machine_load_with(const char *path, const struct hw_machin
         rc = -1;
     if (rc == 0)
         build_topology(m);
-    if (rc == 0 && (check_firmware(&ld, d) != 0 || check_l2_groups(&ld, d) != 0))
+    if (rc == 0 && (check_firmware(&ld, d) != 0 || check_l2_groups(&ld, d) != 0 ||
+                    check_llc_groups(&ld, d) != 0))
         rc = -1;
     for (int i = 0; i < ld.nheaders; i++)
         free(ld.headers[i]);
@@ -1154,6 +1240,7 @@ void hw_machine_free(struct hw_machine *m)
     if (!m)
         return;
     free(m->l2_group);
+    free(m->llc_group);
     free(m->cpus);
     free(m->cores);
     free(m->path);

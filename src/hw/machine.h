@@ -27,7 +27,8 @@
 #define HW_MAX_CALIB 32
 #define HW_MAX_SMT 2           /* threads per core: the SMT model (co-run, sibling state) is for 2 */
 #define HW_MAX_CPC 512         /* CPUs a [firmware] _CPC list may describe */
-#define HW_L2_GROUPS_TEXT_MAX 192 /* [machine] l2_groups: one line of the file */
+#define HW_CPU_GROUPS_TEXT_MAX 1024 /* [machine] l2_groups, llc_groups: a line and its
+                                    * continuation lines */
 #define HW_MAX_CST 8           /* [firmware] _CST entries (ACPI_CST_MAX) */
 
 /* A core idle state the hardware offers (what MWAIT with this hint does). The
@@ -183,8 +184,13 @@ struct hw_machine {
     /* [machine] l2_groups as written: the CPUs sharing each L2 (the
      * kernel's cluster, cpu_clustergroup_mask on x86), cpulists separated by
      * spaces; empty: every core has its own L2. */
-    char l2_groups_text[HW_L2_GROUPS_TEXT_MAX];
+    char l2_groups_text[HW_CPU_GROUPS_TEXT_MAX];
     int *l2_group;                 /* [ncpus]: first CPU of the CPU's L2 group */
+    /* [machine] llc_groups as written: the CPUs sharing each last-level
+     * cache (cpu_llc_shared_mask on x86: an L3 per CCD/CCX on AMD Zen),
+     * same syntax; empty: one LLC per package. Each L2 group lies in one. */
+    char llc_groups_text[HW_CPU_GROUPS_TEXT_MAX];
+    int *llc_group;                /* [ncpus]: first CPU of the CPU's LLC group */
     struct hw_pkgstate pkgstates[HW_MAX_PKGSTATES]; /* shallowest first */
     int npkgstates;
     struct hw_firmware fw;         /* [firmware]: _OSC and _CPC */

@@ -1,6 +1,7 @@
 /* explain_itmt: the CPPC and ITMT lines of `pmlab explain`, printed from
  * struct itmt_explain (kernel/x86/itmt.h): acpi_cppc in sysfs, the
- * kernel.sched_itmt_enabled sysctl, and the priorities by CPU. */
+ * kernel.sched_itmt_enabled sysctl, the priorities by CPU, and on AMD
+ * amd-pstate's preferred-core state. */
 #include <stdio.h>
 
 #include "kernel/x86/itmt.h"
@@ -41,4 +42,9 @@ void explain_add_itmt(struct explain *x, const struct itmt_explain *e)
     char prio[512];
     explain_itmt_prio(it, prio, sizeof prio);
     explain_add(x, "itmt: priority by cpu: %s", prio);
+    if (it->amd_pstate)
+        explain_add(x, "amd-pstate: /sys/devices/system/cpu/amd_pstate/prefcore: %s%s",
+                    it->capable ? "enabled" : "disabled",
+                    it->capable ? " (cpu*/cpufreq/amd_pstate_prefcore_ranking: the priorities "
+                                  "above)" : "");
 }

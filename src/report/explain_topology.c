@@ -127,7 +127,11 @@ void explain_add_topology(struct explain *x, const struct sched_topology *tp,
     topo_capacity_text(tp, cap, sizeof cap);
     explain_add(x, "sched_domain: cpu_capacity (arch_scale_cpu_capacity): %s%s", cap,
                 tp->asym_cpucapacity ? " (asymmetric: misfit and select_idle_capacity)" : "");
-    explain_add(x, "sched_domain: LLC of cpu0: %d cpus; clusters %s", tp->llc_size[0],
+    int nllc = 0;
+    for (int cpu = 0; cpu < ncpus; cpu++)
+        nllc += tp->llc_id[cpu] == cpu;
+    explain_add(x, "sched_domain: LLC of cpu0: %d cpus, %d LLC%s in all (select_idle_sibling "
+                "scans one); clusters %s", tp->llc_size[0], nllc, nllc == 1 ? "" : "s",
                 tp->cluster_active ? "active (cluster-first wake-up scan)" : "inactive");
     free(kind);
     free(done);

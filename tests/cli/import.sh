@@ -27,6 +27,22 @@ grep -q 'cpufreq: driver amd-pstate$' "$T/x" || fail "root: amd-pstate"
 "$P" run "$S" --quick --quiet >/dev/null 2>"$T/e" || fail "run imported: $(cat "$T/e")"
 echo "ok - import --root: AMD tree, acpi_idle _CST, scenario runs"
 
+# Outputs replace a file whole: written beside it and renamed (a new inode,
+# no temporary left), never truncated and rewritten in place.
+mkdir "$T/atomic"
+echo old >"$T/atomic/m.ini"
+echo old >"$T/atomic/s.ini"
+im=$(stat -c %i "$T/atomic/m.ini")
+is=$(stat -c %i "$T/atomic/s.ini")
+"$P" import --root tests/data/import-root --name amdbox -o "$T/atomic/m.ini" \
+    --scenario "$T/atomic/s.ini" 2>/dev/null || fail "atomic: import"
+[ "$(stat -c %i "$T/atomic/m.ini")" != "$im" ] || fail "atomic: machine file rewritten in place"
+[ "$(stat -c %i "$T/atomic/s.ini")" != "$is" ] || fail "atomic: scenario rewritten in place"
+grep -q '^vendor = amd$' "$T/atomic/m.ini" && grep -q '^kernel = 6.8$' "$T/atomic/s.ini" ||
+    fail "atomic: contents"
+[ "$(ls -A "$T/atomic" | wc -l)" -eq 2 ] || fail "atomic: left behind: $(ls -A "$T/atomic")"
+echo "ok - import writes its files through a temporary and a rename"
+
 H=tests/data/hosts
 [ -d "$H/adl0" ] && [ -d "$H/rpl0" ] || fail "no host snapshots in $H"
 {

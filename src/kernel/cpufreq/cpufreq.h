@@ -244,6 +244,12 @@ extern const struct cpufreq_driver acpi_cpufreq_driver;
  * load; *hwp set when the platform chooses the frequency: active, guided). */
 const struct cpufreq_driver *amd_pstate_probe(const struct hw_machine *m,
                                               const struct kparams *kp, bool *hwp);
+/* amd-pstate preferred core (v6.9+): each CPU's CPPC highest performance as
+ * its ITMT priority and ITMT support, unless amd_prefcore=disable or the
+ * firmware ranks no cores; it->why says why not. Called when amd-pstate
+ * (any mode) is the driver. */
+void amd_pstate_prefcore_init(const struct hw_machine *m, const struct kparams *kp,
+                              struct itmt *it);
 /* The driver the kernel ends up with on m (intel_pstate, amd-pstate, else
  * acpi-cpufreq on any x86), NULL with cpufreq.off; *hwp as above. */
 const struct cpufreq_driver *cpufreq_probe_driver(const struct hw_machine *m,

@@ -22,6 +22,9 @@ static const char *const amd_pstate_opts[] = {
     "", "disable", "passive", "active", "guided", NULL,
 };
 
+/* amd_prefcore= (v6.9, f3a052391822): "disable" is its one value. */
+static const char *const amd_prefcore_opts[] = { "", "disable", NULL };
+
 /* The EPP strings the sysfs file accepts [F4]; "default" restores the
  * firmware's value, 0x80 on the modelled parts. */
 static int cpufreq_parse_epp(const char *text, int64_t *out)
@@ -63,6 +66,12 @@ const struct kparam cpufreq_params[] = {
         .type = KPARAM_ENUM, .scope = KPARAM_GLOBAL, .choices = amd_pstate_opts,
         .def = "", .unit = "", .since = "6.1",
         .desc = "AMD: passive (amd-pstate + generic governors), active (amd-pstate-epp, 6.3+), guided (platform picks above the governor's target, 6.4+), disable (acpi-cpufreq); unset: active from 6.5 unless the FADT PM profile is unspecified or a server",
+    },
+    {
+        .name = "amd_prefcore", .sources = KPARAM_SRC_CMDLINE,
+        .type = KPARAM_ENUM, .scope = KPARAM_GLOBAL, .choices = amd_prefcore_opts,
+        .def = "", .unit = "", .since = "6.9",
+        .desc = "AMD: disable turns amd-pstate's preferred core off (no ITMT priorities from CPPC highest performance, no asym packing); unset: on where firmware ranks cores",
     },
     {
         .name = "scaling_governor", .sysfs = "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor",

@@ -122,13 +122,14 @@ static void topo_describe(const struct hw_machine *m, const struct kversion *k, 
 }
 
 /* Whether cpu is in tl->mask(of): the core's threads, the L2 group, the
- * package (LLC, package and node alike here), or everything (NUMA). */
+ * LLC group (cpu_coregroup_mask: cpu_llc_shared_mask on x86), the package
+ * (package and node alike here), or everything (NUMA). */
 static bool topo_mask_has(const struct hw_machine *m, enum sched_tl tl, int of, int cpu)
 {
     switch (tl) {
     case TL_SMT: return m->cpus[cpu].core == m->cpus[of].core;
     case TL_CLS: return m->l2_group[cpu] == m->l2_group[of];
-    case TL_MC:
+    case TL_MC: return m->llc_group[cpu] == m->llc_group[of];
     case TL_PKG:
     case TL_NODE: return m->cpus[cpu].package == m->cpus[of].package;
     case TL_NUMA:

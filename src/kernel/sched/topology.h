@@ -3,8 +3,9 @@
  * table of arch/x86/kernel/smpboot.c; FACTS-2.md section 4 [H1-H4, S6, S7]).
  *
  * Each CPU gets a chain of domains, bottom up: SMT (the threads of a core),
- * CLS (the CPUs sharing an L2, the machine file's l2_groups), MC (the LLC:
- * the package), PKG (the package; "DIE" before v6.7), and on a machine with
+ * CLS (the CPUs sharing an L2, the machine file's l2_groups), MC (the CPUs
+ * sharing the LLC, its llc_groups: an L3 per CCD on AMD Zen; default the
+ * package), PKG (the package; "DIE" before v6.7), and on a machine with
  * more than one package NODE and NUMA. A domain's groups are its child
  * level's spans. Levels that add nothing are dropped per CPU as
  * cpu_attach_domain does (a one-CPU span; a parent with the child's span and
@@ -14,8 +15,13 @@
  * machine, the kernel version and ITMT (SD_ASYM_PACKING is set where
  * sysctl_sched_itmt_enabled is 1).
  *
- * Model departures: one LLC per package (no sub-NUMA clustering), nodes are
- * packages and every remote node is one hop away (SLIT distance 21, below
+ * An EPYC package with 8 CCDs keeps SMT{2} -> MC{the CCD} -> PKG{package}:
+ * PKG is no longer degenerate once the package holds several LLCs.
+ *
+ * Model departures: no sub-NUMA clustering (NPS1 on EPYC: a node is a
+ * package, so x86's rule dropping PKG when a package holds several nodes,
+ * x86_has_numa_in_package, never applies); every remote node is one hop
+ * away (SLIT distance 21, below
  * node_reclaim_distance 30, so NUMA levels keep SD_BALANCE_FORK/EXEC and
  * SD_WAKE_AFFINE); no cpusets, isolcpus or CPU hotplug (one root domain
  * spanning every CPU). */

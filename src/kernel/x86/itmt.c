@@ -52,11 +52,17 @@ void itmt_resolve(const struct hw_machine *m, const struct kparams *kp, struct i
     it->prio = xcalloc((size_t)m->ncpus, sizeof *it->prio);
     bool hwp;
     const struct cpufreq_driver *drv = intel_pstate_probe(m, kp, &hwp);
-    if (!drv || strcmp(drv->name, "acpi-cpufreq") == 0) {
-        snprintf(it->why, sizeof it->why, "no intel_pstate driver to set priorities");
+    const struct cpufreq_driver *amd = drv ? NULL : cpufreq_probe_driver(m, kp, &hwp);
+    if (amd && amd != &acpi_cpufreq_driver) {
+        it->amd_pstate = true;
+        amd_pstate_prefcore_init(m, kp, it);
+    } else if (!drv || drv == &acpi_cpufreq_driver) {
+        snprintf(it->why, sizeof it->why, "no intel_pstate or amd-pstate driver to set "
+                 "priorities");
         return;
+    } else {
+        intel_pstate_itmt_init(m, kp, hwp, it);
     }
-    intel_pstate_itmt_init(m, kp, hwp, it);
     int64_t v;
     if (it->capable && kparams_find_setting(kp, "sched_itmt_enabled", 0, -1, &v))
         it->enabled = v != 0;

@@ -1,6 +1,7 @@
 /* itmt: Intel Turbo Boost Max 3.0 / ITMT scheduler support
  * (arch/x86/kernel/itmt.c) and the per-CPU priorities intel_pstate gives it,
- * FACTS.md §6 [A5, A6, F5].
+ * FACTS.md §6 [A5, A6, F5], or amd-pstate's preferred core since v6.9
+ * (FACTS-2.md §6 [D1, D4]; kernel/cpufreq/amd_pstate.c).
  *
  * A driver sets a priority per CPU (sched_set_itmt_core_prio) and, once two
  * CPUs differ, declares the system ITMT capable (sched_set_itmt_support): the
@@ -24,6 +25,7 @@ struct itmt {
     int ncpus;
     int *prio;            /* [ncpus] sched_core_priority, 0 where none was set */
     char why[256];        /* when not capable: why, in a few words */
+    bool amd_pstate;      /* amd-pstate was the driver asked (preferred core) */
 };
 
 /* Resolve ITMT for kp on m into it (prio allocated; free with itmt_destroy):
