@@ -93,6 +93,10 @@ static const struct bad_case bad_cases[] = {
     { "x86-dt-key.ini", 28, "[cstate P C6]: domain is a device-tree idle-state key, for vendor = "
                             "arm only" },
     { "x86-no-model.ini", 3, "[machine]: missing required key 'cpu_model'" },
+    { "arm-opp-ends.ini", 20, "opp_mhz runs from 450 to 800 MHz but min_mhz and max_mhz are 450 "
+                              "and 1100 (the table's ends are the policy's limits)" },
+    { "x86-opp.ini", 17, "opp_mhz is an Arm DVFS table (vendor = arm); x86 frequencies are "
+                         "P-state ratios between min_mhz and max_mhz" },
 };
 
 static void test_bad_inputs(void **state)
@@ -143,6 +147,9 @@ static void test_juno_r0(void **state)
         assert_int_equal(m->cpus[cpu].type, type_of_cpu[cpu]);
         assert_int_equal(m->cores[m->cpus[cpu].core].cpus[0], cpu);
     }
+    assert_int_equal(m->types[0].nopp, 5);
+    assert_int_equal(m->types[0].opp_mhz[2], 800);
+    assert_int_equal(m->types[1].opp_mhz[4], 850);
     assert_int_equal(m->l2_group[2], 1);
     assert_int_equal(m->l2_group[5], 0);
     for (int t = 0; t < 2; t++) {

@@ -3,8 +3,8 @@
  * (hw/cpu.c): the registered latency is entry + exit, the residency the DT's
  * min-residency; psci_idle registers on Arm machines and never on x86; a
  * cluster state takes effect only when every core of the cluster asks for it
- * (PSCI platform coordination), else the core gets the core state. Run from
- * the repository root. */
+ * (PSCI platform coordination), else the core gets the core state;
+ * scpi-cpufreq runs each cluster at one OPP. Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +21,7 @@
 #include "kernel/cpuidle/dt_idle_states.h"
 #include "kernel/idle/intel_idle.h"
 #include "kernel/params.h"
+#include "world_fixture.h"
 
 #define US 1000
 
@@ -182,6 +183,44 @@ static void test_cluster_state_needs_all_cpus(void **state)
     hw_machine_free(m);
 }
 
+/* ---- scpi-cpufreq: one frequency per cluster, OPPs only ------------------ */
+
+static uint32_t cpu_mhz(const struct fx *f, int cpu)
+{
+    return f->w.hw.core_mhz[f->m->cpus[cpu].core];
+}
+
+static void test_scpi_cluster_policy(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new_machine("machines/juno-r0.ini", NULL,
+                                  "cpufreq.off=0 cpufreq.default_governor=powersave", NULL,
+                                  NULL, 0);
+    struct world *w = &f->w;
+    assert_string_equal(w->cpufreq.driver->name, "scpi-cpufreq");
+    for (int cpu = 0; cpu < 6; cpu++)
+        assert_int_equal(cpu_mhz(f, cpu), 450);
+    /* cpu1 (A57) asks for 700 MHz: the OPP at or above is 800, for both A57s. */
+    cpufreq_driver_target(w, &w->cpufreq.policy[1], 700000);
+    assert_int_equal(w->cpufreq.policy[1].cur_khz, 800000);
+    assert_int_equal(cpu_mhz(f, 1), 800);
+    assert_int_equal(cpu_mhz(f, 2), 800);
+    /* The cluster runs at its CPUs' highest request. */
+    cpufreq_driver_target(w, &w->cpufreq.policy[2], 950000);
+    assert_int_equal(cpu_mhz(f, 1), 950);
+    cpufreq_driver_target(w, &w->cpufreq.policy[2], 450000);
+    assert_int_equal(cpu_mhz(f, 1), 800);
+    assert_int_equal(cpu_mhz(f, 2), 800);
+    /* The A53 cluster (0,3-5) is another policy: untouched, then its own OPPs. */
+    for (int cpu = 0; cpu < 6; cpu += cpu == 0 ? 3 : 1)
+        assert_int_equal(cpu_mhz(f, cpu), 450);
+    cpufreq_driver_target(w, &w->cpufreq.policy[4], 600000);
+    for (int cpu = 0; cpu < 6; cpu += cpu == 0 ? 3 : 1)
+        assert_int_equal(cpu_mhz(f, cpu), 700);
+    assert_int_equal(cpu_mhz(f, 1), 800);
+    fx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_psci_never_on_x86),
         cmocka_unit_test(test_psci_types_must_match),
         cmocka_unit_test(test_cluster_state_needs_all_cpus),
+        cmocka_unit_test(test_scpi_cluster_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

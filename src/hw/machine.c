@@ -180,6 +180,8 @@ static const struct key_desc core_type_keys[] = {
     KEY(hw_core_type, "hwp_guaranteed_perf", hwp_guaranteed_perf, KT_HEX, 1, HWP_PERF_MAX, false),
     KEY(hw_core_type, "hwp_lowest_perf", hwp_lowest_perf, KT_HEX, 1, HWP_PERF_MAX, false),
     KEY_STR(hw_core_type, cpu_part, false),  /* required on arm (check_machine) */
+    { "opp_mhz", KT_MHZ_LIST, offsetof(struct hw_core_type, opp_mhz),
+      offsetof(struct hw_core_type, nopp), 1, MHZ_MAX, false, 0 },
     { "cpus", KT_STR, offsetof(struct hw_core_type, cpus_text),
       sizeof(((struct hw_core_type *)0)->cpus_text), 0, 0, false, 0 },
 };
@@ -504,8 +506,31 @@ static int check_hwp_caps(struct loader *ld, const struct hw_core_type *t, struc
     return 0;
 }
 
+/* An OPP table (Arm only) rises strictly from min_mhz to max_mhz: the
+ * cpufreq policy's cpuinfo limits are its ends. */
+static int check_opps(struct loader *ld, const struct hw_core_type *t, struct diag *d)
+{
+    if (t->nopp == 0)
+        return 0;
+    int line = key_line(ld, "opp_mhz");
+    if (!hw_machine_is_arm(ld->m))
+        return diag_error(d, ld->path, line, "opp_mhz is an Arm DVFS table (vendor = arm); x86 "
+                          "frequencies are P-state ratios between min_mhz and max_mhz");
+    for (int i = 1; i < t->nopp; i++)
+        if (t->opp_mhz[i] <= t->opp_mhz[i - 1])
+            return diag_error(d, ld->path, line, "opp_mhz must rise (value %d: %u after %u MHz)",
+                              i + 1, t->opp_mhz[i], t->opp_mhz[i - 1]);
+    if (t->opp_mhz[0] != t->min_mhz || t->opp_mhz[t->nopp - 1] != t->max_mhz)
+        return diag_error(d, ld->path, line, "opp_mhz runs from %u to %u MHz but min_mhz and "
+                          "max_mhz are %u and %u (the table's ends are the policy's limits)",
+                          t->opp_mhz[0], t->opp_mhz[t->nopp - 1], t->min_mhz, t->max_mhz);
+    return 0;
+}
+
 static int check_core_type(struct loader *ld, const struct hw_core_type *t, struct diag *d)
 {
+    if (check_opps(ld, t, d) != 0)
+        return -1;
     const struct hw_machine *m = ld->m;
     if (t->threads_per_core > m->threads_per_core)
         return diag_error(d, ld->path, key_line(ld, "threads_per_core"),

@@ -87,6 +87,11 @@ struct hw_core_type {
     /* cpus as written: the Linux CPU numbers of this type's threads, a
      * cpulist; empty: numbered by cpu_numbering (see hw_machine.cpus). */
     char cpus_text[HW_TEXT_MAX];
+    /* vendor = arm: the operating points (MHz) the firmware's DVFS table
+     * offers, ascending, from min_mhz to max_mhz (SCPI / the DT OPP
+     * table); nopp = 0: none (x86 steps in 100 MHz ratios). */
+    uint32_t opp_mhz[HW_MAX_TURBO_BINS];
+    int nopp;
 };
 
 /* One physical core and the logical CPUs (SMT threads) on it. */
