@@ -304,7 +304,11 @@ static void idle_explain_removed(const struct hw_machine *m, const struct kparam
 void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct idle_explain *e)
 {
     memset(e, 0, sizeof *e);
-    e->spectre_v2 = spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
+    /* arm64's Spectre-v2 handling (CSV2, branch predictor hardening) is not
+     * modelled; the x86 selection would name a mitigation it does not use. */
+    e->spectre_v2 = hw_machine_is_arm(m)
+                        ? "not modelled on Arm"
+                        : spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
     e->hz = idle_hz(kp);
     e->nohz = idle_nohz(kp);
     e->mode = idle_probe(m, kp, &e->drv, e->why_no_driver, sizeof e->why_no_driver,
