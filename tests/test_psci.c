@@ -21,6 +21,8 @@
 #include "kernel/cpuidle/dt_idle_states.h"
 #include "kernel/idle/intel_idle.h"
 #include "kernel/params.h"
+#include "kernel/sched/topology.h"
+#include "kernel/x86/itmt.h"
 #include "world_fixture.h"
 
 #define US 1000
@@ -221,6 +223,34 @@ static void test_scpi_cluster_policy(void **state)
     fx_free(f);
 }
 
+/* arch_topology: capacity = capacity-dmips-mhz x max frequency, the biggest
+ * 1024: the A53s 446 with scpi-cpufreq, 578 (dmips alone) without a driver. */
+static void test_arm_capacity(void **state)
+{
+    (void)state;
+    static const struct { const char *cmdline; unsigned long a53; } cases[] = {
+        { "", 446 },
+        { "cpufreq.off=1", 578 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct hw_machine *m = load("machines/juno-r0.ini");
+        struct kparams kp;
+        kparams_init(&kp);
+        fx_apply(&kp, cases[i].cmdline, kparams_set_cmdline);
+        struct itmt it;
+        struct sched_topology t;
+        itmt_resolve(m, &kp, &it);
+        sched_topology_build(m, &kp, &it, &t);
+        for (int cpu = 0; cpu < 6; cpu++)
+            assert_int_equal(t.capacity[cpu], cpu == 1 || cpu == 2 ? 1024 : cases[i].a53);
+        assert_true(t.asym_cpucapacity);
+        sched_topology_destroy(&t);
+        itmt_destroy(&it);
+        kparams_destroy(&kp);
+        hw_machine_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_psci_types_must_match),
         cmocka_unit_test(test_cluster_state_needs_all_cpus),
         cmocka_unit_test(test_scpi_cluster_policy),
+        cmocka_unit_test(test_arm_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,6 +182,7 @@ static const struct key_desc core_type_keys[] = {
     KEY_STR(hw_core_type, cpu_part, false),  /* required on arm (check_machine) */
     { "opp_mhz", KT_MHZ_LIST, offsetof(struct hw_core_type, opp_mhz),
       offsetof(struct hw_core_type, nopp), 1, MHZ_MAX, false, 0 },
+    KEY(hw_core_type, "capacity_dmips_mhz", capacity_dmips_mhz, KT_U32, 1, 1e6, false),
     { "cpus", KT_STR, offsetof(struct hw_core_type, cpus_text),
       sizeof(((struct hw_core_type *)0)->cpus_text), 0, 0, false, 0 },
 };
@@ -1076,6 +1077,10 @@ static int check_identity(struct loader *ld, struct diag *d)
             return diag_error(d, ld->path, ld->type_line[i],
                               "[core_type %s]: missing required key 'cpu_part' (the MIDR part, "
                               "e.g. cortex-a57)", m->types[i].name);
+        if (!arm && m->types[i].capacity_dmips_mhz)
+            return diag_error(d, ld->path, ld->type_line[i],
+                              "[core_type %s]: capacity_dmips_mhz is a device-tree property "
+                              "(vendor = arm)", m->types[i].name);
         if (!arm && m->types[i].cpu_part[0])
             return diag_error(d, ld->path, ld->type_part_line[i],
                               "[core_type %s]: cpu_part is for vendor = arm; an x86 machine "

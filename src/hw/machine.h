@@ -92,6 +92,9 @@ struct hw_core_type {
      * table); nopp = 0: none (x86 steps in 100 MHz ratios). */
     uint32_t opp_mhz[HW_MAX_TURBO_BINS];
     int nopp;
+    /* vendor = arm: the DT's capacity-dmips-mhz of this type's CPUs (the
+     * kernel's work per MHz; 0: not given). */
+    uint32_t capacity_dmips_mhz;
 };
 
 /* One physical core and the logical CPUs (SMT threads) on it. */
