@@ -69,15 +69,40 @@ static void check_thread_time(const struct world *w, int cpu)
                    (long long)t->wake_ns, (long long)sum, (long long)elapsed);
 }
 
-/* A core: the shallowest C-state of its threads, active if one is awake. */
-static void check_core_state(const struct world *w, int c)
+/* The shallowest C-state core's threads ask for, -1 if one is awake. */
+static int check_core_asks(const struct world *w, const struct hw_core *core)
 {
-    const struct hw_core *core = &w->machine->cores[c];
     int want = HW_MAX_CSTATES;
     for (int i = 0; i < core->nthreads; i++) {
         const struct hw_thread *t = &w->hw.thr[core->cpus[i]];
         int s = t->mode == HW_THREAD_IDLE ? t->cstate : -1;
         want = s < want ? s : want;
+    }
+    return want;
+}
+
+/* Whether core asks for a cluster state (domain = cluster). */
+static bool check_core_votes(const struct world *w, const struct hw_core *core)
+{
+    int s = check_core_asks(w, core);
+    return s >= 0 && w->machine->types[core->type].cstates[s].cluster_domain;
+}
+
+/* A core: the shallowest C-state of its threads, active if one is awake; a
+ * cluster state only when every core of its cluster asks for one, else the
+ * deepest core state below it (hw/cpu.h). */
+static void check_core_state(const struct world *w, int c)
+{
+    const struct hw_machine *m = w->machine;
+    const struct hw_core *core = &m->cores[c];
+    int want = check_core_asks(w, core);
+    if (check_core_votes(w, core)) {
+        bool all = true;
+        for (int k = 0; k < m->ncores; k++)
+            if (m->l2_group[m->cores[k].cpus[0]] == m->l2_group[core->cpus[0]])
+                all &= check_core_votes(w, &m->cores[k]);
+        while (!all && want > 0 && m->types[core->type].cstates[want].cluster_domain)
+            want--;
     }
     if (w->hw.core[c].cstate != want)
         check_fail(w, "core %d is in C-state %d, its threads allow %d", c, w->hw.core[c].cstate,

@@ -80,6 +80,29 @@ static const struct bad_case bad_cases[] = {
                             "L3 (each CCD's on AMD) as a group)" },
     { "llc-split-core.ini", 9, "llc_groups: '0' has CPU 0 but not its SMT sibling 1 (threads of a "
                                "core share its LLC)" },
+    { "arm-mwait.ini", 35, "[cstate B WFI]: mwait_hint is x86 (MWAIT / ACPI _CST); an Arm idle "
+                           "state is a device-tree state entered through PSCI" },
+    { "arm-wfi-dt-key.ini", 60, "[cstate L WFI]: the first state of an Arm core type is WFI "
+                                "(cpuidle-psci's state 0, not a device-tree state): drop "
+                                "min_residency_us" },
+    { "arm-missing-dt-key.ini", 49, "[cstate B cluster-sleep-0]: missing required key "
+                                    "'min_residency_us' (a device-tree idle state after WFI)" },
+    { "arm-cpu-model.ini", 7, "[machine]: cpu_model and cpu_family are x86 (CPUID); an Arm "
+                              "machine names each core type's MIDR part in [core_type] cpu_part" },
+    { "arm-no-part.ini", 23, "[core_type L]: missing required key 'cpu_part' (the MIDR part, "
+                             "e.g. cortex-a57)" },
+    { "arm-cpus-count.ini", 25, "cpus: '0,3-4': CPU 4 is out of range: the machine has CPUs 0-3" },
+    { "arm-cpus-short.ini", 25, "cpus: '0' lists 1 CPUs but [core_type L] has 2" },
+    { "arm-cpus-partial.ini", 23, "[core_type L] has no cpus list but another type has one: give "
+                                  "every type's CPUs or none" },
+    { "arm-bad-domain.ini", 55, "domain: 'package' is neither 'cpu' nor 'cluster'" },
+    { "x86-dt-key.ini", 28, "[cstate P C6]: domain is a device-tree idle-state key, for vendor = "
+                            "arm only" },
+    { "x86-no-model.ini", 3, "[machine]: missing required key 'cpu_model'" },
+    { "arm-opp-ends.ini", 20, "opp_mhz runs from 450 to 800 MHz but min_mhz and max_mhz are 450 "
+                              "and 1100 (the table's ends are the policy's limits)" },
+    { "x86-opp.ini", 17, "opp_mhz is an Arm DVFS table (vendor = arm); x86 frequencies are "
+                         "P-state ratios between min_mhz and max_mhz" },
 };
 
 static void test_bad_inputs(void **state)
@@ -110,6 +133,47 @@ static void test_missing_file(void **state)
     struct diag d = { 0 };
     assert_null(hw_machine_load(FIXTURES "does-not-exist.ini", &d));
     assert_string_equal(d.msg, FIXTURES "does-not-exist.ini: cannot open: No such file or directory");
+}
+
+/* ---- Arm: device-tree states, CPU numbering by type ---------------------- */
+
+/* juno-r0: the DT's idle states land in the [cstate] fields, and the CPUs
+ * are numbered as Linux numbers Juno's (boot A53 first, then DT order). */
+static void test_juno_r0(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok("machines/juno-r0.ini");
+    assert_true(hw_machine_is_arm(m));
+    assert_string_equal(m->cpu_model, "");
+    assert_int_equal(m->ncpus, 6);
+    assert_string_equal(m->types[0].cpu_part, "cortex-a57");
+    assert_string_equal(m->types[1].cpu_part, "cortex-a53");
+    static const int type_of_cpu[] = { 1, 0, 0, 1, 1, 1 }; /* A53, A57, A57, A53 x3 */
+    for (int cpu = 0; cpu < 6; cpu++) {
+        assert_int_equal(m->cpus[cpu].type, type_of_cpu[cpu]);
+        assert_int_equal(m->cores[m->cpus[cpu].core].cpus[0], cpu);
+    }
+    assert_int_equal(m->types[0].nopp, 5);
+    assert_int_equal(m->types[0].opp_mhz[2], 800);
+    assert_int_equal(m->types[1].opp_mhz[4], 850);
+    assert_int_equal(m->l2_group[2], 1);
+    assert_int_equal(m->l2_group[5], 0);
+    for (int t = 0; t < 2; t++) {
+        const struct hw_core_type *ct = &m->types[t];
+        assert_int_equal(ct->ncstates, 3);
+        assert_false(ct->cstates[0].dt_state);
+        assert_true(ct->cstates[1].dt_state && ct->cstates[2].dt_state);
+        assert_int_equal(ct->cstates[1].psci_suspend_param, 0x0010000);
+        assert_int_equal(ct->cstates[2].psci_suspend_param, 0x1010000);
+        assert_int_equal(ct->cstates[1].entry_latency_ns, 300000);
+        assert_int_equal(ct->cstates[1].exit_latency_ns, 1200000);
+        assert_int_equal(ct->cstates[1].min_residency_ns, 2000000);
+        assert_int_equal(ct->cstates[2].min_residency_ns, 2500000);
+        assert_true(ct->cstates[1].local_timer_stop);
+        assert_false(ct->cstates[1].cluster_domain);
+        assert_true(ct->cstates[2].cluster_domain);
+    }
+    hw_machine_free(m);
 }
 
 /* ---- the minimal fixture: every field lands where it should -------------- */
@@ -383,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_llc_groups),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_minimal_values),
+        cmocka_unit_test(test_juno_r0),
         cmocka_unit_test(test_power_interpolation),
         cmocka_unit_test(test_split_hybrid),
         cmocka_unit_test(test_skx_2s),

@@ -59,8 +59,13 @@ static void machines_print(const struct hw_machine *m)
         if (n > 0)
             used += (size_t)n;
     }
+    /* Arm parts have no model: their core types' MIDR parts stand for it. */
+    char model[HW_NAME_MAX * HW_MAX_CORE_TYPES] = "";
+    for (int t = 0, u = 0; t < m->ntypes && hw_machine_is_arm(m); t++)
+        u += snprintf(model + u, sizeof model - (size_t)u, "%s%s", t ? "/" : "",
+                      m->types[t].cpu_part);
     printf("%-14s %4d CPUs  %d pkg  %-12s %-14s %s\n", m->name, m->ncpus, m->packages, types,
-           m->cpu_model, m->description);
+           hw_machine_is_arm(m) ? model : m->cpu_model, m->description);
 }
 
 static int machines_main(int argc, char **argv)

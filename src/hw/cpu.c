@@ -80,6 +80,9 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->ibrs_sibling_factor = hw_machine_calib(m, "ibrs_sibling_factor");
     hw->poll_power_ratio = hw_machine_calib(m, "poll_power_ratio");
     hw_resolve_pkgstates(hw);
+    for (int t = 0; t < m->ntypes; t++)
+        for (int k = 0; k < m->types[t].ncstates; k++)
+            hw->cluster_states |= m->types[t].cstates[k].cluster_domain;
     for (int c = 0; c < m->ncores; c++)
         hw->core_mhz[c] = m->types[m->cores[c].type].base_mhz;
     /* Every thread starts awake and polling-free in C0 ("running" nothing);
@@ -160,6 +163,41 @@ static int hw_core_cstate_of(const struct hw_state *hw, const struct hw_core *co
             shallowest = th->cstate;
     }
     return shallowest;
+}
+
+/* Whether state st (-1: active) of type t powers its cluster down. */
+static bool hw_cstate_is_cluster(const struct hw_core_type *t, int st)
+{
+    return st >= 0 && t->cstates[st].cluster_domain;
+}
+
+/* The cluster (l2_groups group, by its first CPU) core belongs to. */
+static int hw_core_cluster(const struct hw_machine *m, const struct hw_core *core)
+{
+    return m->l2_group[core->cpus[0]];
+}
+
+/* Whether every core of the cluster votes for a cluster state (cpu.h). */
+static bool hw_cluster_all_vote(const struct hw_state *hw, int cluster)
+{
+    const struct hw_machine *m = hw->m;
+    for (int c = 0; c < m->ncores; c++)
+        if (hw_core_cluster(m, &m->cores[c]) == cluster && !hw->core[c].cluster_vote)
+            return false;
+    return true;
+}
+
+/* The state a core that asks for st is in: st, unless st is a cluster state
+ * that not every core of the cluster asks for; then the deepest core state
+ * below it (platform coordination, cpu.h). */
+static int hw_core_coordinated(const struct hw_state *hw, const struct hw_core *core, int st)
+{
+    const struct hw_core_type *t = &hw->m->types[core->type];
+    if (!hw_cstate_is_cluster(t, st) || hw_cluster_all_vote(hw, hw_core_cluster(hw->m, core)))
+        return st;
+    while (st > 0 && t->cstates[st].cluster_domain)
+        st--;
+    return st;
 }
 
 /* The package's state: the deepest package state whose core C-state every
@@ -251,12 +289,33 @@ static double hw_core_awake_power_mw(const struct hw_state *hw, const struct hw_
     return t->cstates[0].core_power_mw;
 }
 
+static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns);
+
+/* Core c's vote changed: the other cores of its cluster may go into the
+ * cluster state, or out of it. */
+static void hw_cluster_revote(struct hw_state *hw, int c, sim_time_t now_ns)
+{
+    const struct hw_machine *m = hw->m;
+    int cluster = hw_core_cluster(m, &m->cores[c]);
+    for (int k = 0; k < m->ncores; k++)
+        if (k != c && hw_core_cluster(m, &m->cores[k]) == cluster)
+            hw_core_update(hw, k, now_ns);
+}
+
 static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
 {
     const struct hw_core *core = &hw->m->cores[c];
     struct hw_core_state *cs = &hw->core[c];
     const struct hw_core_type *t = &hw->m->types[core->type];
     int st = hw_core_cstate_of(hw, core);
+    if (hw->cluster_states) {
+        bool vote = hw_cstate_is_cluster(t, st);
+        bool revote = vote != cs->cluster_vote;
+        cs->cluster_vote = vote;
+        st = hw_core_coordinated(hw, core, st);
+        if (revote)
+            hw_cluster_revote(hw, c, now_ns);
+    }
     /* Active power depends only on the frequency: cache it per core. */
     if (st < 0 && cs->active_mhz != hw->core_mhz[c]) {
         cs->active_mhz = hw->core_mhz[c];
@@ -317,13 +376,22 @@ void hw_thread_set_ibrs(struct hw_state *hw, int cpu, bool ibrs_set)
     hw->thr[cpu].ibrs_set = ibrs_set;
 }
 
+/* The state idle thread cpu is really in: its core's when cluster states
+ * coordinate it (and the core is idle), else the one it asked for. */
+static int hw_thread_coordinated_cstate(const struct hw_state *hw, int cpu)
+{
+    int core_st = hw->core[hw->m->cpus[cpu].core].cstate;
+    return hw->cluster_states && core_st >= 0 ? core_st : hw->thr[cpu].cstate;
+}
+
 sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu)
 {
     const struct hw_thread *t = &hw->thr[cpu];
     if (t->mode != HW_THREAD_IDLE)
         return 0;
     const struct hw_machine *m = hw->m;
-    sim_time_t lat = m->types[m->cpus[cpu].type].cstates[t->cstate].exit_latency_ns;
+    int st = hw_thread_coordinated_cstate(hw, cpu);
+    sim_time_t lat = m->types[m->cpus[cpu].type].cstates[st].exit_latency_ns;
     int ps = hw->pkg[m->cpus[cpu].package].pkgstate;
     if (ps >= 0)
         lat += m->pkgstates[ps].exit_latency_ns;
@@ -333,7 +401,8 @@ sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu)
 sim_time_t hw_thread_refill_ns(const struct hw_state *hw, int cpu)
 {
     const struct hw_thread *t = &hw->thr[cpu];
-    const struct hw_cstate *cs = &hw->m->types[hw->m->cpus[cpu].type].cstates[t->cstate];
+    int st = t->mode == HW_THREAD_IDLE ? hw_thread_coordinated_cstate(hw, cpu) : t->cstate;
+    const struct hw_cstate *cs = &hw->m->types[hw->m->cpus[cpu].type].cstates[st];
     return cs->flushes_caches ? cs->refill_ns : 0;
 }
 

@@ -7,6 +7,18 @@
  * of them requested; a package is in the deepest package state whose core
  * C-state every one of its cores has reached, else active (DESIGN.md §3).
  *
+ * Cluster states (Arm, a [cstate] with domain = cluster): PSCI platform
+ * coordination, the mode of a device tree that lists the cluster state in
+ * each CPU's cpu-idle-states (Juno r0; Arm PSCI spec DEN0022, "platform
+ * coordinated" mode, and the idle-states binding): a CPU that asks for a
+ * cluster state votes for it; the firmware powers the cluster (the CPUs of
+ * its l2_groups group) down only when every core of it has voted, and until
+ * then puts the core in the deepest core (domain = cpu) state below the one
+ * it asked for. The kernel still counts the state it asked for; the core's
+ * power, exit latency and refill follow the state it is really in. With
+ * several cluster states the votes are not reconciled to the shallowest
+ * (each core keeps its own): Juno has one.
+ *
  * Speed of a running thread, relative to the reference (core type 0 at its
  * base frequency, running alone):
  *     ipc_factor(type) x f(type) / f_ref
@@ -52,7 +64,9 @@ struct hw_thread {
 
 /* Dynamic state of a core; its topology is the machine's struct hw_core. */
 struct hw_core_state {
-    int cstate;                       /* core C-state index, -1 when active */
+    int cstate;                       /* core C-state index, -1 when active: the state it
+                                       * is in (a cluster state only when its cluster is) */
+    bool cluster_vote;                /* its threads all ask for a cluster state */
     sim_time_t since_ns;
     sim_time_t cstate_ns[HW_MAX_CSTATES]; /* core residency (turbostat CPU%cN) */
     double power_mw;                  /* current core power */
@@ -85,6 +99,7 @@ struct hw_state {
     int *pkg_ncores;                  /* [packages] cores in the package */
     int *pkg_cores_ready;             /* [packages][HW_MAX_PKGSTATES] cores whose
                                          C-state allows each package state */
+    bool cluster_states;              /* some core type has a domain = cluster state */
     bool pkgstates_nested;            /* every core that allows a package state
                                          allows each shallower one (see cpu.c) */
     double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
@@ -159,7 +174,7 @@ static inline double hw_thread_speed(const struct hw_state *hw, int cpu)
     return speed;
 }
 /* Exit latency of the C-state cpu is in, including its package state's, ns
- * (0 if awake). */
+ * (0 if awake). With cluster states, the state its core is really in. */
 sim_time_t hw_thread_exit_latency_ns(const struct hw_state *hw, int cpu);
 /* Cache/TLB refill cost after leaving cpu's C-state, ns of reference work. */
 sim_time_t hw_thread_refill_ns(const struct hw_state *hw, int cpu);

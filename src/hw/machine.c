@@ -127,6 +127,7 @@ enum key_type {
     KT_MHZ_LIST,  /* uint32_t[HW_MAX_TURBO_BINS], count (int) at offset aux; continuation lines append */
     KT_PERF_LIST, /* as KT_MHZ_LIST, values hex (0x) or decimal, up to cap of them */
     KT_NUMBERING, /* enum hw_cpu_numbering: adjacent | split */
+    KT_DOMAIN,    /* bool hw_cstate.cluster_domain: cpu | cluster */
 };
 
 struct key_desc {
@@ -155,7 +156,7 @@ static const struct key_desc machine_keys[] = {
     KEY_STR(hw_machine, name, true),
     KEY_STR(hw_machine, description, false),
     KEY_STR(hw_machine, vendor, true),
-    KEY_STR(hw_machine, cpu_model, true),
+    KEY_STR(hw_machine, cpu_model, false),  /* required on x86 (check_machine) */
     KEY(hw_machine, "cpu_family", cpu_family, KT_HEX, 0, 0xff, false),
     KEY(hw_machine, "packages", packages, KT_INT, 1, 64, true),
     KEY(hw_machine, "threads_per_core", threads_per_core, KT_INT, 1, HW_MAX_SMT, true),
@@ -181,15 +182,28 @@ static const struct key_desc core_type_keys[] = {
     KEY(hw_core_type, "hwp_highest_perf", hwp_highest_perf, KT_HEX, 1, HWP_PERF_MAX, false),
     KEY(hw_core_type, "hwp_guaranteed_perf", hwp_guaranteed_perf, KT_HEX, 1, HWP_PERF_MAX, false),
     KEY(hw_core_type, "hwp_lowest_perf", hwp_lowest_perf, KT_HEX, 1, HWP_PERF_MAX, false),
+    KEY_STR(hw_core_type, cpu_part, false),  /* required on arm (check_machine) */
+    { "opp_mhz", KT_MHZ_LIST, offsetof(struct hw_core_type, opp_mhz),
+      offsetof(struct hw_core_type, nopp), 1, MHZ_MAX, false, 0 },
+    KEY(hw_core_type, "capacity_dmips_mhz", capacity_dmips_mhz, KT_U32, 1, 1e6, false),
+    { "cpus", KT_STR, offsetof(struct hw_core_type, cpus_text),
+      sizeof(((struct hw_core_type *)0)->cpus_text), 0, 0, false, 0 },
 };
 
+/* mwait_hint is required on x86 and refused on arm, the DT keys the other
+ * way round (close_cstate). */
 static const struct key_desc cstate_keys[] = {
-    KEY(hw_cstate, "mwait_hint", mwait_hint, KT_HEX, 0, 0xff, true),
+    KEY(hw_cstate, "mwait_hint", mwait_hint, KT_HEX, 0, 0xff, false),
     KEY(hw_cstate, "exit_latency_us", exit_latency_ns, KT_US, 0, LATENCY_US_MAX, true),
     KEY(hw_cstate, "core_power_mw", core_power_mw, KT_DOUBLE, 0, POWER_MW_MAX, true),
     KEY(hw_cstate, "flushes_caches", flushes_caches, KT_BOOL, 0, 0, true),
     KEY(hw_cstate, "refill_us", refill_ns, KT_US, 0, LATENCY_US_MAX, false),
     KEY(hw_cstate, "io_port", io_port, KT_HEX, 1, 0xffff, false),
+    KEY(hw_cstate, "psci_suspend_param", psci_suspend_param, KT_HEX, 0, 0xffffffffu, false),
+    KEY(hw_cstate, "entry_latency_us", entry_latency_ns, KT_US, 0, LATENCY_US_MAX, false),
+    KEY(hw_cstate, "min_residency_us", min_residency_ns, KT_US, 0, LATENCY_US_MAX, false),
+    KEY(hw_cstate, "local_timer_stop", local_timer_stop, KT_BOOL, 0, 0, false),
+    KEY(hw_cstate, "domain", cluster_domain, KT_DOMAIN, 0, 0, false),
 };
 
 /* [firmware]: _CPC HighestPerformance is a 32-bit register, but the values
@@ -281,6 +295,8 @@ struct loader {
     int firmware_line, cpc_line;   /* [firmware] header, its cpc_highest_perf key */
     int rapl_line;                 /* [rapl] header */
     int type_line[HW_MAX_CORE_TYPES];
+    int type_cpus_line[HW_MAX_CORE_TYPES];   /* a type's cpus key, 0 if absent */
+    int type_part_line[HW_MAX_CORE_TYPES];   /* a type's cpu_part key, 0 if absent */
     int pkg_cstate_line[HW_MAX_PKGSTATES];
     /* --set machine.* overrides (hw_machine_load_with) */
     const struct hw_machine_override *ov;
@@ -378,6 +394,19 @@ static int parse_numbering(struct loader *ld, int line, const struct key_desc *k
     return 0;
 }
 
+static int parse_domain(struct loader *ld, int line, const struct key_desc *k, const char *value,
+                        bool *cluster, struct diag *d)
+{
+    if (strcmp(value, "cpu") == 0)
+        *cluster = false;
+    else if (strcmp(value, "cluster") == 0)
+        *cluster = true;
+    else
+        return diag_error(d, ld->path, line, "%s: '%s' is neither 'cpu' nor 'cluster'", k->name,
+                          value);
+    return 0;
+}
+
 static int parse_string(struct loader *ld, int line, const struct key_desc *k, const char *value,
                         char *out, struct diag *d)
 {
@@ -447,6 +476,8 @@ static int parse_value(struct loader *ld, int line, const struct key_desc *k, co
         return parse_mhz_list(ld, line, k, value, d);
     case KT_NUMBERING:
         return parse_numbering(ld, line, k, value, field, d);
+    case KT_DOMAIN:
+        return parse_domain(ld, line, k, value, field, d);
     }
     return diag_error(d, ld->path, line, "%s: internal error: unknown key type", k->name);
 }
@@ -501,8 +532,31 @@ static int check_hwp_caps(struct loader *ld, const struct hw_core_type *t, struc
     return 0;
 }
 
+/* An OPP table (Arm only) rises strictly from min_mhz to max_mhz: the
+ * cpufreq policy's cpuinfo limits are its ends. */
+static int check_opps(struct loader *ld, const struct hw_core_type *t, struct diag *d)
+{
+    if (t->nopp == 0)
+        return 0;
+    int line = key_line(ld, "opp_mhz");
+    if (!hw_machine_is_arm(ld->m))
+        return diag_error(d, ld->path, line, "opp_mhz is an Arm DVFS table (vendor = arm); x86 "
+                          "frequencies are P-state ratios between min_mhz and max_mhz");
+    for (int i = 1; i < t->nopp; i++)
+        if (t->opp_mhz[i] <= t->opp_mhz[i - 1])
+            return diag_error(d, ld->path, line, "opp_mhz must rise (value %d: %u after %u MHz)",
+                              i + 1, t->opp_mhz[i], t->opp_mhz[i - 1]);
+    if (t->opp_mhz[0] != t->min_mhz || t->opp_mhz[t->nopp - 1] != t->max_mhz)
+        return diag_error(d, ld->path, line, "opp_mhz runs from %u to %u MHz but min_mhz and "
+                          "max_mhz are %u and %u (the table's ends are the policy's limits)",
+                          t->opp_mhz[0], t->opp_mhz[t->nopp - 1], t->min_mhz, t->max_mhz);
+    return 0;
+}
+
 static int check_core_type(struct loader *ld, const struct hw_core_type *t, struct diag *d)
 {
+    if (check_opps(ld, t, d) != 0)
+        return -1;
     const struct hw_machine *m = ld->m;
     if (t->threads_per_core > m->threads_per_core)
         return diag_error(d, ld->path, key_line(ld, "threads_per_core"),
@@ -531,9 +585,73 @@ static int check_rapl(struct loader *ld, const struct hw_power_limits *r, struct
     return 0;
 }
 
+static bool key_seen(const struct loader *ld, const char *name)
+{
+    for (size_t i = 0; i < ld->sd->nkeys; i++)
+        if (strcmp(ld->sd->keys[i].name, name) == 0)
+            return (ld->seen & (1u << i)) != 0;
+    return false;
+}
+
+/* An Arm [cstate]: the type's first is the architectural WFI (cpuidle-psci's
+ * state 0, not in the device tree), so it takes none of the DT keys; each
+ * later one is a DT idle state and needs them all (idle-states.yaml makes
+ * entry-latency-us, exit-latency-us and min-residency-us required). MWAIT
+ * and I/O-port entry are x86. */
+static int check_arm_cstate(struct loader *ld, struct hw_cstate *c, bool first, struct diag *d)
+{
+    static const char *const x86_keys[] = { "mwait_hint", "io_port" };
+    static const char *const dt_keys[] = { "psci_suspend_param", "entry_latency_us",
+                                           "min_residency_us" };
+    for (size_t i = 0; i < 2; i++)
+        if (key_seen(ld, x86_keys[i]))
+            return diag_error(d, ld->path, key_line(ld, x86_keys[i]),
+                              "%s: %s is x86 (MWAIT / ACPI _CST); an Arm idle state is a "
+                              "device-tree state entered through PSCI", ld->label, x86_keys[i]);
+    for (size_t i = 0; i < 3; i++) {
+        if (first && key_seen(ld, dt_keys[i]))
+            return diag_error(d, ld->path, key_line(ld, dt_keys[i]),
+                              "%s: the first state of an Arm core type is WFI (cpuidle-psci's "
+                              "state 0, not a device-tree state): drop %s", ld->label,
+                              dt_keys[i]);
+        if (!first && !key_seen(ld, dt_keys[i]))
+            return diag_error(d, ld->path, ld->line,
+                              "%s: missing required key '%s' (a device-tree idle state after "
+                              "WFI)", ld->label, dt_keys[i]);
+    }
+    if (first && (key_seen(ld, "domain") || key_seen(ld, "local_timer_stop")))
+        return diag_error(d, ld->path, ld->line,
+                          "%s: WFI takes neither domain nor local_timer_stop", ld->label);
+    c->dt_state = !first;
+    return 0;
+}
+
+/* The keys of a [cstate]: the Arm rules above, or on x86 an MWAIT hint and
+ * none of the device-tree keys. */
+static int check_cstate_keys(struct loader *ld, struct diag *d)
+{
+    struct hw_core_type *t = &ld->m->types[ld->type];
+    struct hw_cstate *c = &t->cstates[t->ncstates - 1];
+    if (hw_machine_is_arm(ld->m))
+        return check_arm_cstate(ld, c, t->ncstates == 1, d);
+    if (!key_seen(ld, "mwait_hint"))
+        return diag_error(d, ld->path, ld->line, "%s: missing required key 'mwait_hint'",
+                          ld->label);
+    static const char *const dt_keys[] = { "psci_suspend_param", "entry_latency_us",
+                                           "min_residency_us", "local_timer_stop", "domain" };
+    for (size_t i = 0; i < 5; i++)
+        if (key_seen(ld, dt_keys[i]))
+            return diag_error(d, ld->path, key_line(ld, dt_keys[i]),
+                              "%s: %s is a device-tree idle-state key, for vendor = arm only",
+                              ld->label, dt_keys[i]);
+    return 0;
+}
+
 /* C-states are listed shallowest first: exit latency never decreases. */
 static int check_cstate(struct loader *ld, struct diag *d)
 {
+    if (check_cstate_keys(ld, d) != 0)
+        return -1;
     const struct hw_core_type *t = &ld->m->types[ld->type];
     if (t->ncstates < 2)
         return 0;
@@ -620,8 +738,12 @@ static int close_section(struct loader *ld, struct diag *d)
         ld->m->vendor_line = key_line(ld, "vendor");
         ld->m->cpu_model_line = key_line(ld, "cpu_model");
     }
-    else if (sd->kind == SEC_CORE_TYPE)
+    else if (sd->kind == SEC_CORE_TYPE) {
+        int ti = (int)((struct hw_core_type *)ld->obj - ld->m->types);
+        ld->type_cpus_line[ti] = key_seen(ld, "cpus") ? key_line(ld, "cpus") : 0;
+        ld->type_part_line[ti] = key_seen(ld, "cpu_part") ? key_line(ld, "cpu_part") : 0;
         rc = check_core_type(ld, ld->obj, d);
+    }
     else if (sd->kind == SEC_CSTATE)
         rc = check_cstate(ld, d);
     else if (sd->kind == SEC_PKGSTATE)
@@ -965,6 +1087,37 @@ static int on_key(void *ctx, const char *section, const char *key, const char *v
 
 /* ---- whole-file checks and topology ------------------------------------------- */
 
+/* The CPU identity: x86 parts name their model in [machine] (cpu_model,
+ * cpu_family: what intel_idle and intel_pstate match on); Arm parts have no
+ * such thing, each core type is a MIDR part (cpu_part, the DT compatible). */
+static int check_identity(struct loader *ld, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    bool arm = hw_machine_is_arm(m);
+    if (!arm && !m->cpu_model[0])
+        return diag_error(d, ld->path, ld->machine_line,
+                          "[machine]: missing required key 'cpu_model'");
+    if (arm && (m->cpu_model[0] || m->cpu_family))
+        return diag_error(d, ld->path, m->cpu_model[0] ? m->cpu_model_line : ld->machine_line,
+                          "[machine]: cpu_model and cpu_family are x86 (CPUID); an Arm machine "
+                          "names each core type's MIDR part in [core_type] cpu_part");
+    for (int i = 0; i < m->ntypes; i++) {
+        if (arm && !m->types[i].cpu_part[0])
+            return diag_error(d, ld->path, ld->type_line[i],
+                              "[core_type %s]: missing required key 'cpu_part' (the MIDR part, "
+                              "e.g. cortex-a57)", m->types[i].name);
+        if (!arm && m->types[i].capacity_dmips_mhz)
+            return diag_error(d, ld->path, ld->type_line[i],
+                              "[core_type %s]: capacity_dmips_mhz is a device-tree property "
+                              "(vendor = arm)", m->types[i].name);
+        if (!arm && m->types[i].cpu_part[0])
+            return diag_error(d, ld->path, ld->type_part_line[i],
+                              "[core_type %s]: cpu_part is for vendor = arm; an x86 machine "
+                              "names its model in [machine] cpu_model", m->types[i].name);
+    }
+    return 0;
+}
+
 static int check_machine(struct loader *ld, struct diag *d)
 {
     struct hw_machine *m = ld->m;
@@ -974,6 +1127,8 @@ static int check_machine(struct loader *ld, struct diag *d)
         return diag_error(d, ld->path, 0, "no [machine] section");
     if (m->ntypes == 0)
         return diag_error(d, ld->path, ld->machine_line, "no [core_type NAME] section");
+    if (check_identity(ld, d) != 0)
+        return -1;
     int max_threads = 0;
     for (int i = 0; i < m->ntypes; i++) {
         const struct hw_core_type *t = &m->types[i];
@@ -1058,6 +1213,69 @@ static void build_topology(struct hw_machine *m)
             }
         }
     }
+}
+
+/* The CPUs a type's cpus list names, into mask; none in two types. */
+static int type_cpus_parse(struct loader *ld, int t, bool *taken, bool *mask, struct diag *d)
+{
+    const struct hw_machine *m = ld->m;
+    const struct hw_core_type *ct = &m->types[t];
+    int line = ld->type_cpus_line[t];
+    char msg[160];
+    if (cpulist_parse(ct->cpus_text, m->ncpus, mask, msg, sizeof msg) != 0)
+        return diag_error(d, ld->path, line, "cpus: '%s': %s", ct->cpus_text, msg);
+    int want = m->packages * ct->cores_per_package * ct->threads_per_core;
+    if (cpulist_weight(mask, m->ncpus) != want)
+        return diag_error(d, ld->path, line,
+                          "cpus: '%s' lists %d CPUs but [core_type %s] has %d", ct->cpus_text,
+                          cpulist_weight(mask, m->ncpus), ct->name, want);
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        if (mask[cpu] && taken[cpu])
+            return diag_error(d, ld->path, line, "cpus: CPU %d is in two core types", cpu);
+        taken[cpu] |= mask[cpu];
+    }
+    return 0;
+}
+
+/* Number the CPUs by the types' cpus lists (as the firmware enumerates
+ * them: on Juno the boot CPU, an A53, is cpu0, then the device tree's order
+ * puts the A57s at 1-2): each type's cores in order take the type's CPUs in
+ * ascending order, threads of a core consecutively. All types give a list
+ * or none does. */
+static int apply_type_cpus(struct loader *ld, struct diag *d)
+{
+    struct hw_machine *m = ld->m;
+    int given = 0;
+    for (int t = 0; t < m->ntypes; t++)
+        given += m->types[t].cpus_text[0] != '\0';
+    if (given == 0)
+        return 0;
+    for (int t = 0; t < m->ntypes; t++)
+        if (!m->types[t].cpus_text[0])
+            return diag_error(d, ld->path, ld->type_line[t],
+                              "[core_type %s] has no cpus list but another type has one: give "
+                              "every type's CPUs or none", m->types[t].name);
+    bool *taken = xcalloc((size_t)m->ncpus, sizeof *taken);
+    bool *mask = xcalloc((size_t)m->ncpus * (size_t)m->ntypes, sizeof *mask);
+    int rc = 0;
+    for (int t = 0; t < m->ntypes && rc == 0; t++)
+        rc = type_cpus_parse(ld, t, taken, mask + (size_t)t * (size_t)m->ncpus, d);
+    for (int c = 0, next[HW_MAX_CORE_TYPES] = { 0 }; c < m->ncores && rc == 0; c++) {
+        struct hw_core *core = &m->cores[c];
+        const bool *tm = mask + (size_t)core->type * (size_t)m->ncpus;
+        for (int th = 0; th < core->nthreads; th++) {
+            int cpu = next[core->type];
+            while (!tm[cpu])
+                cpu++;
+            next[core->type] = cpu + 1;
+            core->cpus[th] = cpu;
+            m->cpus[cpu] = (struct hw_cpu){ .package = core->package, .core = c, .thread = th,
+                                            .type = core->type };
+        }
+    }
+    free(taken);
+    free(mask);
+    return rc;
 }
 
 /* A [machine] key listing the CPUs that share one cache level. */
@@ -1216,8 +1434,8 @@ struct hw_machine *hw_machine_load_with(const char *path, const struct hw_machin
         rc = -1;
     if (rc == 0)
         build_topology(m);
-    if (rc == 0 && (check_firmware(&ld, d) != 0 || check_l2_groups(&ld, d) != 0 ||
-                    check_llc_groups(&ld, d) != 0))
+    if (rc == 0 && (apply_type_cpus(&ld, d) != 0 || check_firmware(&ld, d) != 0 ||
+                    check_l2_groups(&ld, d) != 0 || check_llc_groups(&ld, d) != 0))
         rc = -1;
     for (int i = 0; i < ld.nheaders; i++)
         free(ld.headers[i]);
@@ -1284,6 +1502,11 @@ double hw_core_active_power_mw(const struct hw_core_type *t, uint32_t freq_mhz)
     double k = log(t->active_power_mw_max / t->active_power_mw_base) /
                log((double)t->max_mhz / t->base_mhz);
     return t->active_power_mw_base * pow(f / t->base_mhz, k);
+}
+
+bool hw_machine_is_arm(const struct hw_machine *m)
+{
+    return strcmp(m->vendor, "arm") == 0;
 }
 
 int hw_cstate_index(const struct hw_core_type *t, const char *name)

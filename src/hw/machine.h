@@ -43,6 +43,18 @@ struct hw_cstate {
     sim_time_t refill_ns;          /* extra run time after wakeup to refill them */
     uint32_t io_port;              /* a _CST I/O entry reading this port enters this
                                     * state (AMD's C2); 0: none */
+    /* vendor = arm: a device-tree idle state (arm,idle-state binding,
+     * Documentation/devicetree/bindings/cpu/idle-states.yaml). The first
+     * [cstate] of an Arm core type is the architectural WFI and has none of
+     * these; every later one is a DT state with all of them. exit_latency_us
+     * above is the DT's exit-latency-us. */
+    bool dt_state;                 /* has a psci_suspend_param: a DT idle state */
+    uint32_t psci_suspend_param;   /* arm,psci-suspend-param (the PSCI power_state) */
+    sim_time_t entry_latency_ns;   /* entry-latency-us */
+    sim_time_t min_residency_ns;   /* min-residency-us */
+    bool local_timer_stop;         /* local-timer-stop: needs the broadcast timer */
+    bool cluster_domain;           /* domain = cluster: the state powers the whole cluster
+                                    * (the CPU's l2_groups group) down, see hw/cpu.h */
 };
 
 /* A package C-state: entered when every core of the package is in core state
@@ -70,6 +82,20 @@ struct hw_core_type {
     uint32_t hwp_highest_perf, hwp_guaranteed_perf, hwp_lowest_perf;
     struct hw_cstate cstates[HW_MAX_CSTATES]; /* shallowest first */
     int ncstates;
+    /* vendor = arm: the MIDR part name ("cortex-a57"), as the DT's
+     * compatible names the core; empty on x86. */
+    char cpu_part[HW_NAME_MAX];
+    /* cpus as written: the Linux CPU numbers of this type's threads, a
+     * cpulist; empty: numbered by cpu_numbering (see hw_machine.cpus). */
+    char cpus_text[HW_TEXT_MAX];
+    /* vendor = arm: the operating points (MHz) the firmware's DVFS table
+     * offers, ascending, from min_mhz to max_mhz (SCPI / the DT OPP
+     * table); nopp = 0: none (x86 steps in 100 MHz ratios). */
+    uint32_t opp_mhz[HW_MAX_TURBO_BINS];
+    int nopp;
+    /* vendor = arm: the DT's capacity-dmips-mhz of this type's CPUs (the
+     * kernel's work per MHz; 0: not given). */
+    uint32_t capacity_dmips_mhz;
 };
 
 /* One physical core and the logical CPUs (SMT threads) on it. */
@@ -166,8 +192,9 @@ struct hw_machine {
     char name[HW_NAME_MAX];
     char description[HW_TEXT_MAX];
     char *path;                    /* the file it was loaded from (owned) */
-    char vendor[HW_NAME_MAX];      /* "intel" */
-    char cpu_model[HW_NAME_MAX];   /* kernel's INTEL_FAM6 name: "SKYLAKE_X", "ALDERLAKE" */
+    char vendor[HW_NAME_MAX];      /* "intel", "amd", ..., or "arm" */
+    char cpu_model[HW_NAME_MAX];   /* kernel's INTEL_FAM6 name: "SKYLAKE_X", "ALDERLAKE";
+                                    * empty for arm (each core type has a cpu_part) */
     uint32_t cpu_family;           /* CPUID family: 6 for the Intel cores modelled,
                                     * 0x19 for AMD Zen 3/4; 0 in the file: 6 on Intel */
     int vendor_line, cpu_model_line; /* of those keys, for errors found later */
@@ -178,7 +205,8 @@ struct hw_machine {
     struct hw_core_type types[HW_MAX_CORE_TYPES];
     int ncores;                    /* all packages */
     int ncpus;                     /* logical CPUs, all packages */
-    struct hw_cpu *cpus;           /* [ncpus], numbered as Linux enumerates them */
+    struct hw_cpu *cpus;           /* [ncpus], numbered as Linux enumerates them: by
+                                    * cpu_numbering, or by the types' cpus lists */
     struct hw_core *cores;         /* [ncores]: package-major, then type order */
     double pkg_active_power_mw;    /* uncore power of a package not in a package C-state */
     /* [machine] l2_groups as written: the CPUs sharing each L2 (the
@@ -241,6 +269,10 @@ const struct hw_calib_desc *hw_calib_registry(size_t *n);
  * those two points), with f clamped to [min_mhz, max_mhz]. A power law rather
  * than a line because it stays positive below base_mhz. */
 double hw_core_active_power_mw(const struct hw_core_type *t, uint32_t freq_mhz);
+
+/* Whether m is an Arm machine (vendor = arm): device-tree idle states and
+ * PSCI instead of MWAIT hints and ACPI. */
+bool hw_machine_is_arm(const struct hw_machine *m);
 
 /* Index of the hardware C-state named name in type t, or -1. */
 int hw_cstate_index(const struct hw_core_type *t, const char *name);

@@ -28,6 +28,8 @@ static const char *explain_enter_name(enum cpuidle_enter_method m)
         [CPUIDLE_ENTER_MWAIT_XSTATE] = "mwait, XSTATE init (IRQs off)",
         [CPUIDLE_ENTER_HLT] = "hlt (IRQs on)",
         [CPUIDLE_ENTER_IO] = "I/O port read (IRQs off)",
+        [CPUIDLE_ENTER_WFI] = "wfi (IRQs off)",
+        [CPUIDLE_ENTER_PSCI] = "psci cpu_suspend (IRQs off)",
     };
     return names[m];
 }
@@ -59,7 +61,8 @@ static void explain_idle_states(struct explain *x, const struct idle_explain *e)
                     "%s on cpus: %s%s", i, st->name, st->desc,
                     (long long)(st->exit_latency_ns / 1000),
                     (long long)(st->target_residency_ns / 1000), explain_enter_name(st->enter),
-                    st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" : "",
+                    st->flags & CPUIDLE_FLAG_TLB_FLUSHED ? ", TLB flushed" :
+                    st->flags & CPUIDLE_FLAG_TIMER_STOP ? ", local timer stops" : "",
                     st->flags & CPUIDLE_FLAG_OFF ? ", off by default" : "",
                     disabled ? "DISABLED" : "disabled", cpus, hw);
         free(cpus);

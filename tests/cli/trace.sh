@@ -88,3 +88,23 @@ set +e
 [ $rc -eq 2 ] && grep -q "nosuch: unknown machine" "$T/err" || fail "unknown machine: $rc $(cat "$T/err")"
 set -e
 ok "whatif --machine rpl-h: intel_idle's 4-state table from the machine file"
+
+# whatif --machine juno-r0: the machine that recorded the trace. psci_idle
+# builds its table from the device tree (WFI 1/1 us, then exit latency =
+# entry + exit = 1500 us, residency = min-residency 2000 / 2500 us), so the
+# what-if equals the one through that table given by hand, period for
+# period and counter for counter (only the state names differ).
+for g in menu teo; do
+    "$P" trace whatif "$T/juno.dat" --governor $g --machine juno-r0 >"$T/wj-$g" \
+        || fail "whatif --machine juno-r0 $g"
+    "$P" trace whatif "$T/juno.dat" --governor $g --target-residency-us 1,2000,2500 \
+        --exit-latency-us 1,1500,1500 >"$T/wt-$g" || fail "whatif table $g"
+    grep -q "^table: psci_idle on juno-r0: psci, from DT" "$T/wj-$g" \
+        || fail "whatif juno-r0: $(sed -n 2p "$T/wj-$g")"
+    rows() { awk '$1 ~ /^[0-9]+$/ && NF == 10 { $2 = ""; print }' "$1"; }
+    [ "$(rows "$T/wj-$g" | wc -l)" -ge 6 ] || fail "whatif juno-r0 $g: no rows"
+    [ "$(rows "$T/wj-$g")" = "$(rows "$T/wt-$g")" ] \
+        || fail "whatif juno-r0 $g differs from the 1/2000/2500, 1/1500/1500 table"
+    grep -q "^0    cluster-sleep-0 " "$T/wj-$g" || fail "whatif juno-r0: no cluster-sleep-0 row"
+done
+ok "whatif --machine juno-r0: psci_idle's DT table (residency 1/2000/2500, exit 1/1500/1500 us)"

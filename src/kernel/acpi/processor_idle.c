@@ -150,6 +150,13 @@ int acpi_idle_init(const struct hw_machine *m, const struct kparams *kp,
     memset(info, 0, sizeof *info);
     if (msgsize)
         msg[0] = '\0';
+    if (hw_machine_is_arm(m)) {
+        /* A device-tree Arm machine has no ACPI processor objects (arm64
+         * ACPI machines describe idle states as _LPI, which pmlab does not
+         * model). */
+        snprintf(msg, msgsize, "acpi_idle: not loaded: no ACPI on a device-tree Arm machine");
+        return -ENODEV;
+    }
     int64_t idle = kparams_get(kp, "idle", 0, -1);
     if (idle == 1 || idle == 2) {       /* disabled_by_idle_boot_param() */
         snprintf(msg, msgsize, "acpi_idle: not registered: idle=%s",

@@ -138,14 +138,33 @@ const struct cpufreq_driver *cpufreq_probe_driver(const struct hw_machine *m,
     *hwp = false;
     if (kparams_get(kp, "cpufreq.off", 0, -1) != 0)
         return NULL;
+    if (hw_machine_is_arm(m))
+        return scpi_cpufreq_probe(m);
     const struct cpufreq_driver *d = intel_pstate_probe(m, kp, hwp);
     if (!d)
         d = amd_pstate_probe(m, kp, hwp);
     return d ? d : &acpi_cpufreq_driver;
 }
 
+/* RELATION_L over the OPPs within [min_khz, max_khz]. */
+static uint32_t cpufreq_resolve_opp_khz(const struct cpufreq_policy *p, uint32_t khz)
+{
+    uint32_t best = 0;
+    for (int i = 0; i < p->nopp; i++) {
+        uint32_t f = p->opp_mhz[i] * 1000;
+        if (f < p->min_khz || f > p->max_khz)
+            continue;
+        best = f;
+        if (f >= khz)
+            return f;
+    }
+    return best ? best : p->min_khz;
+}
+
 uint32_t cpufreq_resolve_khz(const struct cpufreq_policy *p, uint32_t khz)
 {
+    if (p->nopp > 0)
+        return cpufreq_resolve_opp_khz(p, khz < p->min_khz ? p->min_khz : khz);
     uint64_t f = ((uint64_t)khz + CPUFREQ_STEP_KHZ - 1) / CPUFREQ_STEP_KHZ * CPUFREQ_STEP_KHZ;
     if (f > p->max_khz)
         f = p->max_khz;
@@ -335,6 +354,8 @@ static void cpufreq_policy_init(struct world *w, struct cpufreq_policy *p, int c
     p->cpuinfo_min_khz = t->min_mhz * 1000;
     p->cpuinfo_max_khz = t->max_mhz * 1000;
     p->base_khz = t->base_mhz * 1000;
+    p->opp_mhz = t->nopp ? t->opp_mhz : NULL;
+    p->nopp = t->nopp;
     int64_t v;
     p->min_khz = p->cpuinfo_min_khz;
     p->max_khz = p->cpuinfo_max_khz;

@@ -98,6 +98,9 @@ struct cpufreq_policy {
     uint32_t cpuinfo_min_khz, cpuinfo_max_khz, base_khz;
     uint32_t min_khz, max_khz;  /* scaling_min_freq, scaling_max_freq */
     uint32_t cur_khz;           /* what the driver last asked for */
+    const uint32_t *opp_mhz;    /* the core type's OPP table (Arm), ascending; NULL: 100 MHz
+                                 * ratios */
+    int nopp;
     enum cpufreq_policy_kind policy;           /* setpolicy drivers */
     const struct cpufreq_governor *gov;        /* target drivers */
     void *gov_data;
@@ -223,7 +226,10 @@ void cpufreq_core_apply(struct world *w, int core);
 void cpufreq_set_core_mhz(struct world *w, int core, uint32_t want_mhz);
 /* Arm cpu's tick if it is busy and the tick is not pending. */
 void cpufreq_tick_arm(struct world *w, int cpu);
-/* Lowest frequency of the table (100 MHz steps) at or above khz. */
+/* Lowest frequency of the table at or above khz, within the policy's
+ * limits: the OPP table when the policy has one (cpufreq_driver_resolve_freq,
+ * CPUFREQ_RELATION_L: the highest valid OPP when none is at or above), else
+ * 100 MHz steps. */
 uint32_t cpufreq_resolve_khz(const struct cpufreq_policy *p, uint32_t khz);
 /* The schedutil rate limit for the registered driver and kernel (FACTS.md §5 [F3]). */
 sim_time_t cpufreq_rate_limit_ns(const struct cpufreq_driver *drv, const struct kversion *k);
@@ -250,8 +256,12 @@ const struct cpufreq_driver *amd_pstate_probe(const struct hw_machine *m,
  * (any mode) is the driver. */
 void amd_pstate_prefcore_init(const struct hw_machine *m, const struct kparams *kp,
                               struct itmt *it);
+/* scpi_cpufreq.c: scpi-cpufreq on Arm machines whose core types give an
+ * OPP table (NULL otherwise). */
+const struct cpufreq_driver *scpi_cpufreq_probe(const struct hw_machine *m);
 /* The driver the kernel ends up with on m (intel_pstate, amd-pstate, else
- * acpi-cpufreq on any x86), NULL with cpufreq.off; *hwp as above. */
+ * acpi-cpufreq on any x86; scpi-cpufreq on Arm, none without OPPs), NULL
+ * with cpufreq.off; *hwp as above. */
 const struct cpufreq_driver *cpufreq_probe_driver(const struct hw_machine *m,
                                                   const struct kparams *kp, bool *hwp);
 

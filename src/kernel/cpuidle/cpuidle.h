@@ -1,7 +1,7 @@
 /* cpuidle: the kernel's idle-state framework (include/linux/cpuidle.h,
  * drivers/cpuidle/), split as in the kernel:
- *  - a driver describes the states of a CPU (intel_idle, acpi_idle, haltpoll),
- *    state 0 being the core's own POLL state;
+ *  - a driver describes the states of a CPU (intel_idle, acpi_idle, haltpoll,
+ *    psci_idle), state 0 being the core's own POLL state on x86 and WFI on Arm;
  *  - a governor only decides: select() returns a state index and whether to
  *    stop the tick, reflect() learns from what happened;
  *  - the core (cpuidle.c) runs select -> enter -> reflect for each idle period
@@ -44,6 +44,8 @@ enum cpuidle_enter_method {
     CPUIDLE_ENTER_MWAIT_XSTATE,  /* AMX/extended state reset to init first; IRQs off */
     CPUIDLE_ENTER_HLT,           /* HLT (acpi_idle C1, default_idle) */
     CPUIDLE_ENTER_IO,            /* acpi_idle: read the _CST's I/O port, IRQs off */
+    CPUIDLE_ENTER_WFI,           /* Arm WFI (cpu_do_idle), IRQs off: a pending one wakes it */
+    CPUIDLE_ENTER_PSCI,          /* PSCI CPU_SUSPEND with the state's power_state, IRQs off */
 };
 
 struct cpuidle_state {
@@ -55,6 +57,7 @@ struct cpuidle_state {
     enum cpuidle_enter_method enter;
     uint32_t mwait_hint;            /* selects the hardware C-state (machine file) */
     uint32_t io_port;               /* CPUIDLE_ENTER_IO: the port ([cstate] io_port) */
+    uint32_t psci_suspend_param;    /* CPUIDLE_ENTER_PSCI: arm,psci-suspend-param */
 };
 
 struct cpuidle_driver {

@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct cpuidle_driver_ops intel_idle_driver_ops, acpi_idle_driver_ops;
+extern const struct cpuidle_driver_ops intel_idle_driver_ops, acpi_idle_driver_ops,
+    psci_idle_driver_ops;
 
 const struct cpuidle_driver_ops *const cpuidle_drivers[] = {
     &intel_idle_driver_ops,
     &acpi_idle_driver_ops,
+    &psci_idle_driver_ops,
     NULL,
 };
 

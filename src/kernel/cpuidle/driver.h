@@ -5,6 +5,8 @@
  * (a device initcall) comes first; acpi_idle registers from the ACPI
  * processor driver when intel_idle did not (not an Intel CPU, a model
  * without table or usable _CST, intel_idle.max_cstate=0) (FACTS-2.md §5).
+ * On Arm device-tree machines neither loads (no x86, no ACPI processor
+ * objects) and psci_idle registers (drivers/cpuidle/cpuidle-psci.c).
  * Each driver is an ops struct tried in that order. */
 #ifndef PMLAB_KERNEL_CPUIDLE_DRIVER_H
 #define PMLAB_KERNEL_CPUIDLE_DRIVER_H

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/cpuidle/cpuidle_psci.h"
 #include "kernel/cpuidle/driver.h"
 #include "kernel/x86/bugs.h"
 #include "sim/time.h"
@@ -362,13 +363,16 @@ int intel_idle_check_machine(const struct hw_machine *m, struct diag *d)
 {
     /* The vendor strings the kernel's x86 code tells apart; a capital or a
      * typo would silently make an Intel part "not Intel". */
-    static const char *const vendors[] = { "intel", "amd", "hygon", "centaur", "zhaoxin" };
+    static const char *const vendors[] = { "intel", "amd", "hygon", "centaur", "zhaoxin", "arm" };
     bool vendor_ok = false;
     for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
         vendor_ok |= strcmp(m->vendor, vendors[i]) == 0;
     if (!vendor_ok)
         return diag_error(d, m->path, m->vendor_line,
-                          "vendor '%s' is not one of intel, amd, hygon, centaur, zhaoxin", m->vendor);
+                          "vendor '%s' is not one of intel, amd, hygon, centaur, zhaoxin, arm",
+                          m->vendor);
+    if (hw_machine_is_arm(m))
+        return psci_idle_check_machine(m, d);
     if (strcmp(m->vendor, "intel") != 0 || m->fw.ncst > 0 || intel_idle_model_known(m->cpu_model))
         return 0;
     char known[1024] = "";  /* every model name, about 500 characters */

@@ -131,14 +131,30 @@ static const struct cpuidle_governor *idle_pick_governor(const struct kparams *k
     return cpuidle_default_governor(idle_nohz(kp));
 }
 
+/* The device-tree state of type t whose arm,psci-suspend-param is param, or -1. */
+static int idle_psci_hw_state(const struct hw_core_type *t, uint32_t param)
+{
+    for (int k = 0; k < t->ncstates; k++)
+        if (t->cstates[k].dt_state && t->cstates[k].psci_suspend_param == param)
+            return k;
+    return -1;
+}
+
 /* The hardware C-state a driver state puts cpu in: found by MWAIT hint; a
  * hint the machine file lacks falls back to the next shallower state's, and
  * POLL/HLT-type states to the shallowest. */
 static int idle_hw_state_of(const struct world *w, int cpu, int i)
 {
     const struct idle_sys *is = &w->idle;
-    if (i == 0 || is->drv.states[i].enter == CPUIDLE_ENTER_HLT)
+    enum cpuidle_enter_method em = is->drv.states[i].enter;
+    if (i == 0 || em == CPUIDLE_ENTER_HLT || em == CPUIDLE_ENTER_WFI)
         return 0;
+    if (em == CPUIDLE_ENTER_PSCI) {
+        /* The device-tree state with that power_state (psci_idle). */
+        int k = idle_psci_hw_state(&w->machine->types[w->machine->cpus[cpu].type],
+                                   is->drv.states[i].psci_suspend_param);
+        return k >= 0 ? k : 0;
+    }
     if (is->drv.states[i].enter == CPUIDLE_ENTER_IO) {
         /* acpi_idle's port read: the state whose io_port it names. */
         const struct hw_core_type *t = &w->machine->types[w->machine->cpus[cpu].type];
@@ -250,10 +266,14 @@ static bool idle_state_disabled_on(const struct kparams *kp, const struct cpuidl
 static const struct hw_cstate *idle_explain_hw_state(const struct hw_core_type *t,
                                                      const struct cpuidle_state *s, int i)
 {
-    if (i == 0)
+    if (i == 0 && s->enter != CPUIDLE_ENTER_WFI)
         return NULL;
-    if (s->enter == CPUIDLE_ENTER_HLT)
+    if (s->enter == CPUIDLE_ENTER_HLT || s->enter == CPUIDLE_ENTER_WFI)
         return &t->cstates[0];
+    if (s->enter == CPUIDLE_ENTER_PSCI) {
+        int k = idle_psci_hw_state(t, s->psci_suspend_param);
+        return k >= 0 ? &t->cstates[k] : NULL;
+    }
     if (s->enter == CPUIDLE_ENTER_IO) {
         for (int k = 0; k < t->ncstates; k++)
             if (t->cstates[k].io_port == s->io_port)
@@ -289,7 +309,11 @@ static void idle_explain_removed(const struct hw_machine *m, const struct kparam
 void idle_explain(const struct hw_machine *m, const struct kparams *kp, struct idle_explain *e)
 {
     memset(e, 0, sizeof *e);
-    e->spectre_v2 = spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
+    /* arm64's Spectre-v2 handling (CSV2, branch predictor hardening) is not
+     * modelled; the x86 selection would name a mitigation it does not use. */
+    e->spectre_v2 = hw_machine_is_arm(m)
+                        ? "not modelled on Arm"
+                        : spectre_v2_mitigation_name(x86_spectre_v2_select_mitigation(m, kp));
     e->hz = idle_hz(kp);
     e->nohz = idle_nohz(kp);
     e->mode = idle_probe(m, kp, &e->drv, e->why_no_driver, sizeof e->why_no_driver,
@@ -327,7 +351,8 @@ void idle_explain_free(struct idle_explain *e)
 static bool idle_irqs_off(enum cpuidle_enter_method m)
 {
     return m == CPUIDLE_ENTER_MWAIT || m == CPUIDLE_ENTER_MWAIT_IBRS ||
-           m == CPUIDLE_ENTER_MWAIT_XSTATE || m == CPUIDLE_ENTER_IO;
+           m == CPUIDLE_ENTER_MWAIT_XSTATE || m == CPUIDLE_ENTER_IO ||
+           m == CPUIDLE_ENTER_WFI || m == CPUIDLE_ENTER_PSCI;
 }
 
 /* Fold the current period's time since acct_since_ns into its state's total. */

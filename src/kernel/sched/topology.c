@@ -172,12 +172,39 @@ static const struct sched_span *topo_span(const struct hw_machine *m, struct sch
 
 /* ---- capacities ------------------------------------------------------------- */
 
+/* Arm (drivers/base/arch_topology.c, topology_normalize_cpu_scale): with
+ * capacity-dmips-mhz on every CPU, a CPU's capacity is its dmips-per-MHz
+ * times its highest frequency once cpufreq has a policy for it (the DT
+ * value alone without a driver), scaled so the biggest is 1024: on Juno r0
+ * 1024 x 850 MHz x 578 / (1100 MHz x 1024) = 446 for the A53s. */
+static void topo_arch_capacity(const struct hw_machine *m, const struct kparams *kp,
+                               unsigned long *capacity)
+{
+    bool hwp;
+    bool freq = cpufreq_probe_driver(m, kp, &hwp) != NULL;
+    uint64_t scale = 0;
+    for (int i = 0; i < m->ntypes; i++) {
+        if (!m->types[i].capacity_dmips_mhz)
+            return;   /* a CPU without it: every capacity stays 1024 */
+        uint64_t raw = (uint64_t)m->types[i].capacity_dmips_mhz * (freq ? m->types[i].max_mhz : 1);
+        scale = raw > scale ? raw : scale;
+    }
+    for (int cpu = 0; cpu < m->ncpus; cpu++) {
+        const struct hw_core_type *ct = &m->types[m->cpus[cpu].type];
+        uint64_t raw = (uint64_t)ct->capacity_dmips_mhz * (freq ? ct->max_mhz : 1);
+        capacity[cpu] = (unsigned long)((raw * SCHED_CAPACITY_SCALE) / scale);
+    }
+}
+
 static void topo_capacities(const struct hw_machine *m, const struct kparams *kp,
                             struct sched_topology *t)
 {
     for (int cpu = 0; cpu < m->ncpus; cpu++)
         t->capacity[cpu] = SCHED_CAPACITY_SCALE;
-    intel_pstate_hybrid_capacity(m, kp, t->capacity);
+    if (hw_machine_is_arm(m))
+        topo_arch_capacity(m, kp, t->capacity);
+    else
+        intel_pstate_hybrid_capacity(m, kp, t->capacity);
     for (int cpu = 1; cpu < m->ncpus; cpu++)
         t->asym_cpucapacity |= t->capacity[cpu] != t->capacity[0];
 }
