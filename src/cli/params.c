@@ -65,6 +65,9 @@ static void params_print_workloads(void)
         for (const struct wl_param *p = (*w)->params; p->name; p++) {
             if (p->type == WL_PARAM_FILE)
                 printf("    %-14s (a file, required)  %s\n", p->name, p->desc);
+            else if (p->type == WL_PARAM_TEXT)
+                printf("    %-14s default %-8s  %s\n", p->name, *p->def ? p->def : "\"\"",
+                       p->desc);
             else
                 printf("    %-14s default %-8s range [%g, %g]  %s\n", p->name, p->def, p->min,
                        p->max, p->desc);

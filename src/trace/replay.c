@@ -52,6 +52,7 @@ struct extract {
     bool *irq_woke;          /* [nirq]: the arrival woke a task */
     size_t irq_cap;
     enum trace_ev_kind wake_kind;
+    int64_t now_ns;          /* the event being read, from the trace's start */
 };
 
 /* ---- pid -> task ------------------------------------------------------------ */
@@ -118,9 +119,12 @@ static int task_of(struct extract *x, int32_t pid, int64_t start_ns, enum tk_sta
     return i >= 0 ? i : task_new(x, pid, start_ns, st);
 }
 
-static struct trace_step *step_add(struct trace_model *m, int task, enum trace_step_kind kind)
+static struct trace_step *step_add(struct extract *x, int task, enum trace_step_kind kind)
 {
+    struct trace_model *m = x->m;
     struct trace_task *t = &m->task[task];
+    t->end_ns = x->now_ns;
+    m->end_ns = x->now_ns > m->end_ns ? x->now_ns : m->end_ns;
     if (t->nsteps == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 8;
         t->step = xreallocarray(t->step, (size_t)t->cap, sizeof *t->step);
@@ -158,7 +162,7 @@ static void burst_close(struct extract *x, int task, int cpu)
     struct tk *k = &x->tk[task];
     if (k->burst_ns <= 0)
         return;
-    struct trace_step *s = step_add(x->m, task, TRACE_STEP_RUN);
+    struct trace_step *s = step_add(x, task, TRACE_STEP_RUN);
     s->ns = k->burst_ns;
     s->work_ns = k->burst_work_ns;
     s->cpu = cpu;
@@ -207,7 +211,7 @@ static void on_switch_in(struct extract *x, int cpu, int64_t ts, int32_t pid)
     struct trace_task *t = &x->m->task[n];
     if (k->st == TK_SLEEPING) {
         /* Woken without a wake-up event (none recorded, or lost). */
-        struct trace_step *s = step_add(x->m, n, TRACE_STEP_SLEEP);
+        struct trace_step *s = step_add(x, n, TRACE_STEP_SLEEP);
         s->ns = ts - k->since_ns;
         s->waker = TRACE_WAKER_UNKNOWN;
         x->m->nwake[TRACE_WAKER_UNKNOWN]++;
@@ -274,16 +278,16 @@ static void on_wakeup(struct extract *x, const struct trace_ev *e, int64_t ts)
          * follows it. */
         bank(x, e->cpu, ts);
         burst_close(x, waker, e->cpu);
-        struct trace_step *wk = step_add(x->m, waker, TRACE_STEP_WAKE);
+        struct trace_step *wk = step_add(x, waker, TRACE_STEP_WAKE);
         wk->peer = w;
         wk->peer_step = x->m->task[w].nsteps;
-        struct trace_step *s = step_add(x->m, w, TRACE_STEP_WAIT);
+        struct trace_step *s = step_add(x, w, TRACE_STEP_WAIT);
         s->peer = waker;
         s->peer_step = x->m->task[waker].nsteps - 1;
         s->ns = slept;
         s->waker = why;
     } else {
-        struct trace_step *s = step_add(x->m, w, TRACE_STEP_SLEEP);
+        struct trace_step *s = step_add(x, w, TRACE_STEP_SLEEP);
         s->ns = slept;
         s->waker = why;
         s->cpu = why == TRACE_WAKER_IRQ ? e->cpu : -1;
@@ -309,7 +313,7 @@ static void on_fork(struct extract *x, const struct trace_ev *e, int64_t ts)
         return; /* the parent never seen running: the child starts on its own */
     bank(x, e->cpu, ts);
     burst_close(x, parent, e->cpu);
-    struct trace_step *s = step_add(x->m, parent, TRACE_STEP_FORK);
+    struct trace_step *s = step_add(x, parent, TRACE_STEP_FORK);
     s->peer = child;
     x->m->task[child].parent = parent;
 }
@@ -334,6 +338,7 @@ static void on_irq(struct extract *x, const struct trace_ev *e, int64_t ts)
 static void on_event(struct extract *x, const struct trace_ev *e)
 {
     int64_t ts = (int64_t)(e->ts_ns - x->td->first_ts_ns);
+    x->now_ns = ts;
     switch (e->kind) {
     case TRACE_EV_FREQ:
         bank(x, e->cpu, ts);
@@ -415,6 +420,7 @@ int trace_model_extract(const struct trace_data *td, struct trace_model *m, stru
     for (size_t i = 0; i < td->n; i++)
         if (td->ev[i].cpu >= 0 && td->ev[i].cpu < m->ncpus)
             on_event(&x, &td->ev[i]);
+    x.now_ns = m->span_ns;
     for (int c = 0; c < m->ncpus; c++) {
         bank(&x, c, m->span_ns);
         if (x.cpu[c].curr >= 0)

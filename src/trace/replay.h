@@ -65,6 +65,7 @@ struct trace_task {
     char comm[TRACE_COMM_LEN];
     int first_cpu;         /* trace CPU it first ran on, -1 never ran */
     int64_t start_ns;      /* from the trace's start: first seen runnable or running */
+    int64_t end_ns;        /* from the trace's start: the event that ended its last step */
     int parent;            /* the task whose FORK step starts it, -1: it starts at start_ns */
     bool exited;           /* sched_process_exit, then its last switch-out */
     struct trace_step *step;
@@ -81,6 +82,7 @@ struct trace_model {
     char *path;
     int ncpus;
     int64_t span_ns;       /* first to last event */
+    int64_t end_ns;        /* the latest task end_ns: when the recorded tasks were done */
     struct trace_task *task;
     int ntasks;
     struct trace_arrival *irq; /* device interrupts that woke no task, time order */
