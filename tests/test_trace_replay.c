@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "trace/replay.h"
+#include "workload/workload.h"
+#include "world_fixture.h"
 
 #define US 1000LL
 #define JUNO "tests/data/traces/juno-sched_load.trace.dat.gz"
@@ -217,6 +219,135 @@ static void test_no_sched_events(void **state)
     trace_data_free(&td);
 }
 
+/* ---- the replay workload on a hand-made model -------------------------------- */
+
+static struct trace_step step(enum trace_step_kind k, int64_t ns, int peer, int peer_step)
+{
+    return (struct trace_step){ .kind = k, .ns = ns, .work_ns = (double)ns, .cpu = 0,
+                                .waker = TRACE_WAKER_TASK, .peer = peer,
+                                .peer_step = peer_step, .lat_ns = -1 };
+}
+
+/* Two trace CPUs, span 10 ms. A (on trace CPU 0): RUN 1000 us, WAKE B,
+ * FORK C, RUN 50 us. B (trace CPU 1): WAIT for A's WAKE (recorded 5 ms
+ * asleep), RUN 2000 us. C (forked by A): RUN 200 us. */
+static void model_abc(struct trace_model *m, struct trace_task *t, struct trace_step *a,
+                      struct trace_step *b, struct trace_step *c)
+{
+    a[0] = step(TRACE_STEP_RUN, 1000 * US, -1, -1);
+    a[1] = step(TRACE_STEP_WAKE, 0, 1, 0);
+    a[2] = step(TRACE_STEP_FORK, 0, 2, -1);
+    a[3] = step(TRACE_STEP_RUN, 50 * US, -1, -1);
+    b[0] = step(TRACE_STEP_WAIT, 5000 * US, 0, 1);
+    b[1] = step(TRACE_STEP_RUN, 2000 * US, -1, -1);
+    b[1].cpu = 1;
+    c[0] = step(TRACE_STEP_RUN, 200 * US, -1, -1);
+    t[0] = (struct trace_task){ .pid = 1, .first_cpu = 0, .parent = -1, .step = a, .nsteps = 4 };
+    t[1] = (struct trace_task){ .pid = 2, .first_cpu = 1, .parent = -1, .step = b, .nsteps = 2 };
+    t[2] = (struct trace_task){ .pid = 3, .first_cpu = 0, .parent = 0, .step = c, .nsteps = 1 };
+    static char path[] = "hand.dat";
+    *m = (struct trace_model){ .path = path, .ncpus = 2, .span_ns = 10000 * US, .task = t,
+                               .ntasks = 3, .busy_ns = 3250.0 * US, .end_ns = 3000 * US };
+}
+
+/* Run model m with [workload] keys (key, value pairs) on flat8; out's metrics. */
+static int run_model(struct trace_model *m, const char *const *kv, int nkv,
+                     struct rpt_metric_set *out)
+{
+    const struct wl_ops *ops = wl_find("replay");
+    assert_non_null(ops);
+    void *cfg = calloc(1, ops->config_size);
+    wl_config_defaults(ops, cfg);
+    struct wl_file file = { .refs = 1, .path = m->path, .data = m };
+    for (const struct wl_param *p = ops->params; p->name; p++)
+        if (strcmp(p->name, "trace") == 0)
+            *(struct wl_file **)((char *)cfg + p->offset) = &file;
+    struct diag d = { 0 };
+    for (int i = 0; i < nkv; i++)
+        if (wl_config_set(ops, cfg, kv[2 * i], kv[2 * i + 1], "t.ini", i + 1, &d) != 0)
+            fail_msg("%s", d.msg);
+    char msg[256];
+    assert_int_equal(ops->validate(cfg, msg, sizeof msg), 0);
+    struct fx *f = fx_new_machine("tests/data/machines/flat8.ini", NULL, NULL, NULL, NULL, 0);
+    int rc = ops->run(&f->w, cfg, 0, out, msg, sizeof msg);
+    if (rc != 0)
+        print_message("%s\n", msg);
+    fx_free(f);
+    free(cfg);
+    return rc;
+}
+
+static double metric(const struct rpt_metric_set *s, const char *name)
+{
+    const struct rpt_metric_value *v = rpt_set_get(s, name);
+    if (!v)
+        fail_msg("no metric %s", name);
+    return v->value;
+}
+
+/* B waits for A's wake-up, not its recorded 5 ms: it ends about 1000 +
+ * 2000 us in (plus wake-up costs); as a timed sleep it would end after
+ * 7 ms, ignoring the dependency at about 2 ms. Busy time is the bursts'
+ * 3250 us (identity speed, no SMT: each task on its own core). */
+static void test_workload_dependency(void **state)
+{
+    (void)state;
+    struct trace_model m;
+    struct trace_task t[3];
+    struct trace_step a[4], b[2], c[1];
+    model_abc(&m, t, a, b, c);
+    const char *kv[] = { "cpu_map", "2,4" };
+    struct rpt_metric_set out = { 0 };
+    assert_int_equal(run_model(&m, kv, 1, &out), 0);
+    double done_ms = metric(&out, "completion_ms");
+    assert_true(done_ms > 3.0 && done_ms < 3.4);
+    assert_true(fabs(metric(&out, "busy_ms") - 3.25) < 1e-6);
+    assert_true(fabs(metric(&out, "recorded_completion_ms") - 3.0) < 1e-9);
+    assert_true(metric(&out, "wu_lat_avg_us") > 0);
+    rpt_set_free(&out);
+}
+
+/* loop = 2: the second run of A and B starts at the span (10 ms), C at A's
+ * second fork; busy doubles. */
+static void test_workload_loop(void **state)
+{
+    (void)state;
+    struct trace_model m;
+    struct trace_task t[3];
+    struct trace_step a[4], b[2], c[1];
+    model_abc(&m, t, a, b, c);
+    const char *kv[] = { "cpu_map", "2,4", "loop", "2" };
+    struct rpt_metric_set out = { 0 };
+    assert_int_equal(run_model(&m, kv, 2, &out), 0);
+    double done_ms = metric(&out, "completion_ms");
+    assert_true(done_ms > 13.0 && done_ms < 13.4);
+    assert_true(fabs(metric(&out, "busy_ms") - 6.5) < 1e-6);
+    assert_true(fabs(metric(&out, "recorded_busy_ms") - 6.5) < 1e-9);
+    rpt_set_free(&out);
+}
+
+/* pin = recorded: every burst recorded on trace CPU 1, mapped to CPU 3,
+ * runs there: A's second burst and C's queue behind B's (placed by the
+ * scheduler, they would take other idle CPUs and end before B). */
+static void test_workload_pin(void **state)
+{
+    (void)state;
+    struct trace_model m;
+    struct trace_task t[3];
+    struct trace_step a[4], b[2], c[1];
+    model_abc(&m, t, a, b, c);
+    for (int i = 0; i < 4; i++)
+        a[i].cpu = a[i].kind == TRACE_STEP_RUN ? 1 : -1;
+    c[0].cpu = 1;
+    const char *kv[] = { "cpu_map", "3,3", "pin", "recorded" };
+    struct rpt_metric_set out = { 0 };
+    assert_int_equal(run_model(&m, kv, 2, &out), 0);
+    /* One CPU: A's 1000 us, then B's 2000, C's 200 and A's 50. */
+    assert_true(metric(&out, "completion_ms") > 3.25);
+    assert_true(metric(&out, "busy_pct") > 0);
+    rpt_set_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +355,9 @@ int main(void)
         cmocka_unit_test(test_dependencies),
         cmocka_unit_test(test_fork_exit_preempt_freq),
         cmocka_unit_test(test_no_sched_events),
+        cmocka_unit_test(test_workload_dependency),
+        cmocka_unit_test(test_workload_loop),
+        cmocka_unit_test(test_workload_pin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,35 +19,7 @@ near() { # a b tolerance: |a/b - 1| <= tolerance
 # (cpufreq.off=1), idle states that keep the caches: a recorded ns of a
 # burst is a simulated ns.
 mkdir -p "$T/machines"
-cat >"$T/machines/flat8.ini" <<'INI'
-[machine]
-name = flat8
-description = test only: 8 identical cores, no SMT, no turbo
-vendor = intel
-cpu_model = SKYLAKE_X
-packages = 1
-threads_per_core = 1
-pkg_active_power_mw = 1000
-[core_type P]
-cores_per_package = 8
-threads_per_core = 1
-ipc_factor = 1.0
-min_mhz = 800
-base_mhz = 2000
-max_mhz = 2000
-active_power_mw_base = 2000
-active_power_mw_max = 2000
-[cstate P C1]
-mwait_hint = 0x00
-exit_latency_us = 1
-core_power_mw = 500
-flushes_caches = no
-[cstate P C6]
-mwait_hint = 0x20
-exit_latency_us = 100
-core_power_mw = 5
-flushes_caches = no
-INI
+cp tests/data/machines/flat8.ini "$T/machines/"
 cat >"$T/s.ini" <<INI
 [scenario]
 name = identity
