@@ -73,7 +73,10 @@ static void trace_usage(void)
            "    -e timer:hrtimer_expire_entry -e power:cpu_frequency\n"
            "Without wake-up events every sleep replays as a timed sleep.\n"
            "\n"
-           "Exit status 2: not a trace.dat, no cpu_idle events, a bad option.\n");
+           "A gzipped trace (trace.dat.gz) is read as well.\n"
+           "\n"
+           "Exit status 2: not a trace.dat, no cpu_idle events (stats, whatif) or no\n"
+           "sched_switch events (tasks), a bad option.\n");
 }
 
 /* "1,2000,2500" into res[]; the count, or -1. */
