@@ -1,7 +1,9 @@
 /* trace replay model: extraction of tasks, bursts and wake-ups (replay.h). */
+#define _GNU_SOURCE /* tdestroy */
 #include "trace/replay.h"
 
 #include <inttypes.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +38,10 @@ struct xcpu {
     long last_irq;           /* its arrival index (IRQ), -1 */
 };
 
+/* A pid's current task: a node of the extraction's tsearch(3) tree. */
 struct xpid {
-    int32_t pid;             /* -1 empty */
-    int task;                /* -1: exited, slot free for reuse by the same pid */
+    int32_t pid;
+    int task;                /* -1: it exited, the pid is free for a new task */
 };
 
 struct extract {
@@ -47,8 +50,7 @@ struct extract {
     struct tk *tk;           /* [m->ntasks] */
     int tk_cap;
     struct xcpu *cpu;
-    struct xpid *map;        /* open addressing, [map_cap] */
-    size_t map_cap, map_n;
+    void *pids;              /* struct xpid by pid */
     bool *irq_woke;          /* [nirq]: the arrival woke a task */
     size_t irq_cap;
     enum trace_ev_kind wake_kind;
@@ -57,39 +59,30 @@ struct extract {
 
 /* ---- pid -> task ------------------------------------------------------------ */
 
-static struct xpid *map_slot(const struct extract *x, int32_t pid)
+static int xpid_cmp(const void *a, const void *b)
 {
-    size_t mask = x->map_cap - 1;
-    for (size_t i = (size_t)(uint32_t)pid * 2654435761u & mask;; i = (i + 1) & mask)
-        if (x->map[i].pid == pid || x->map[i].pid == -1)
-            return &x->map[i];
+    int32_t x = ((const struct xpid *)a)->pid, y = ((const struct xpid *)b)->pid;
+    return (x > y) - (x < y);
 }
 
 static void map_put(struct extract *x, int32_t pid, int task)
 {
-    if (2 * (x->map_n + 1) > x->map_cap) {
-        struct xpid *old = x->map;
-        size_t oldcap = x->map_cap;
-        x->map_cap = oldcap ? 2 * oldcap : 64;
-        x->map = xreallocarray(NULL, x->map_cap, sizeof *x->map);
-        for (size_t i = 0; i < x->map_cap; i++)
-            x->map[i].pid = -1;
-        for (size_t i = 0; i < oldcap; i++)
-            if (old[i].pid != -1)
-                *map_slot(x, old[i].pid) = old[i];
-        free(old);
+    struct xpid *node = xmalloc(sizeof *node);
+    *node = (struct xpid){ .pid = pid, .task = task };
+    struct xpid **found = tsearch(node, &x->pids, xpid_cmp);
+    if (!found)
+        abort(); /* tsearch's only failure is memory, as xmalloc's */
+    if (*found != node) {
+        (*found)->task = task;
+        free(node);
     }
-    struct xpid *s = map_slot(x, pid);
-    x->map_n += s->pid == -1;
-    *s = (struct xpid){ .pid = pid, .task = task };
 }
 
 static int map_get(const struct extract *x, int32_t pid)
 {
-    if (!x->map_cap)
-        return -1;
-    const struct xpid *s = map_slot(x, pid);
-    return s->pid == pid ? s->task : -1;
+    struct xpid key = { .pid = pid };
+    struct xpid *const *found = tfind(&key, &x->pids, xpid_cmp);
+    return found ? (*found)->task : -1;
 }
 
 /* ---- tasks and steps -------------------------------------------------------- */
@@ -432,7 +425,7 @@ int trace_model_extract(const struct trace_data *td, struct trace_model *m, stru
     keep_bare_irqs(&x);
     free(x.tk);
     free(x.cpu);
-    free(x.map);
+    tdestroy(x.pids, free);
     free(x.irq_woke);
     return 0;
 }

@@ -54,9 +54,9 @@ struct trace_ev {
     int64_t aux;           /* SWITCH: prev_state; WAKEUP, WAKING: context flags */
 };
 
-/* The name (comm) each pid last had in the trace: an open-addressing table. */
+/* The name (comm) a pid last had in the trace: a node of td->comm_tree. */
 struct trace_comm {
-    int32_t pid;           /* -1: empty slot */
+    int32_t pid;
     char comm[TRACE_COMM_LEN];
 };
 
@@ -71,8 +71,8 @@ struct trace_data {
     uint64_t ndevlib_freq; /* of count[TRACE_EV_FREQ], devlib's start markers (ftrace print) */
     uint64_t nlost;        /* lost events, as the buffers counted them (-1 unknown: 1) */
     char dropped[512];     /* what the file lacked (truncated data), "" if nothing */
-    struct trace_comm *comm; /* [ncomm_cap], a power of two, or NULL */
-    size_t ncomm, ncomm_cap;
+    void *comm_tree;       /* struct trace_comm by pid: tsearch(3)'s tree, NULL empty */
+    size_t ncomm;
     /* Which of the scheduler events the file's header describes (whether
      * recorded), so a replay can say which `trace-cmd record -e` it lacked. */
     bool has_switch, has_wakeup, has_waking, has_fork, has_exit;

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <search.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <trace-cmd.h>
@@ -42,54 +43,40 @@ void trace_add(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kin
     trace_add_sched(td, ts_ns, cpu, kind, value, -1, 0);
 }
 
-/* The slot of pid in the comm table: its own, or the empty one it would take. */
-static struct trace_comm *trace_comm_slot(const struct trace_data *td, int32_t pid)
+static int trace_comm_cmp(const void *a, const void *b)
 {
-    size_t mask = td->ncomm_cap - 1;
-    for (size_t i = (size_t)(uint32_t)pid * 2654435761u & mask;; i = (i + 1) & mask)
-        if (td->comm[i].pid == pid || td->comm[i].pid == -1)
-            return &td->comm[i];
-}
-
-static void trace_comm_grow(struct trace_data *td)
-{
-    struct trace_comm *old = td->comm;
-    size_t oldcap = td->ncomm_cap;
-    td->ncomm_cap = oldcap ? 2 * oldcap : 64;
-    td->comm = xreallocarray(NULL, td->ncomm_cap, sizeof *td->comm);
-    for (size_t i = 0; i < td->ncomm_cap; i++)
-        td->comm[i].pid = -1;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].pid != -1)
-            *trace_comm_slot(td, old[i].pid) = old[i];
-    free(old);
+    int32_t x = ((const struct trace_comm *)a)->pid, y = ((const struct trace_comm *)b)->pid;
+    return (x > y) - (x < y);
 }
 
 void trace_set_comm(struct trace_data *td, int32_t pid, const char *comm)
 {
     if (pid < 0 || !comm || !*comm)
         return;
-    if (2 * (td->ncomm + 1) > td->ncomm_cap)
-        trace_comm_grow(td);
-    struct trace_comm *c = trace_comm_slot(td, pid);
-    td->ncomm += c->pid == -1;
-    c->pid = pid;
-    snprintf(c->comm, sizeof c->comm, "%s", comm);
+    struct trace_comm *node = xmalloc(sizeof *node);
+    node->pid = pid;
+    struct trace_comm **found = tsearch(node, &td->comm_tree, trace_comm_cmp);
+    if (!found)
+        abort(); /* tsearch's only failure is memory, as xmalloc's */
+    if (*found != node)
+        free(node);
+    else
+        td->ncomm++;
+    snprintf((*found)->comm, sizeof (*found)->comm, "%s", comm);
 }
 
 const char *trace_comm_of(const struct trace_data *td, int32_t pid)
 {
-    if (!td->ncomm_cap || pid < 0)
-        return "";
-    const struct trace_comm *c = trace_comm_slot(td, pid);
-    return c->pid == pid ? c->comm : "";
+    struct trace_comm key = { .pid = pid };
+    struct trace_comm *const *found = tfind(&key, &td->comm_tree, trace_comm_cmp);
+    return found ? (*found)->comm : "";
 }
 
 void trace_data_free(struct trace_data *td)
 {
     free(td->ev);
     free(td->path);
-    free(td->comm);
+    tdestroy(td->comm_tree, free);
     memset(td, 0, sizeof *td);
 }
 
