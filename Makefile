@@ -20,7 +20,7 @@
 #                   row each, into docs/validation.md (minutes; not a test)
 
 CC      ?= cc
-PKGS    := inih gsl jansson sqlite3 nettle libtracecmd
+PKGS    := inih gsl jansson sqlite3 nettle libtracecmd zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla

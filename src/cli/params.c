@@ -68,6 +68,9 @@ static void params_print_workloads(void)
             else if (p->type == WL_PARAM_CPU_VALUES)
                 printf("    %-14s one value, or one per CPU; default %s; range [%g, %g]  %s\n",
                        p->name, *p->def ? p->def : "(unset)", p->min, p->max, p->desc);
+            else if (p->type == WL_PARAM_TEXT)
+                printf("    %-14s default %-8s  %s\n", p->name, *p->def ? p->def : "\"\"",
+                       p->desc);
             else
                 printf("    %-14s default %-8s range [%g, %g]  %s\n", p->name, p->def, p->min,
                        p->max, p->desc);

@@ -376,6 +376,25 @@ static int scn_affinity(struct scn_parse *st, const struct raw_kv *kv, struct di
     return 0;
 }
 
+/* The workload's checks of cfg against the machine; section sec (and its
+ * line sec_line when the key is not in it) for the message. */
+static int scn_wl_check_machine(struct scn_parse *st, const void *cfg, int sec, int sec_line,
+                                const char *what, struct diag *d)
+{
+    const struct wl_ops *wl = st->s->wl;
+    const char *key = NULL;
+    char msg[400];
+    if (!wl->check_machine || wl->check_machine(cfg, st->s->machine, &key, msg, sizeof msg) == 0)
+        return 0;
+    char *vkey = key ? xasprintf("workload.%s", key) : NULL; /* a variant's spelling */
+    int line = key ? scn_key_line(st, sec, sec >= SEC_VARIANT0 ? vkey : key) : 0;
+    free(vkey);
+    if (!line && key && sec != SEC_WORKLOAD)
+        line = scn_key_line(st, SEC_WORKLOAD, key);
+    return diag_error(d, st->path, line ? line : sec_line, "%s%s: %s", what, key ? key : "workload",
+                      msg);
+}
+
 static int scn_workload(struct scn_parse *st, struct diag *d)
 {
     struct scenario *s = st->s;
@@ -414,7 +433,7 @@ static int scn_workload(struct scn_parse *st, struct diag *d)
     char msg[200];
     if (s->wl->validate && s->wl->validate(s->wl_cfg, msg, sizeof msg) != 0)
         return diag_error(d, st->path, st->sec_line[SEC_WORKLOAD], "%s", msg);
-    return 0;
+    return scn_wl_check_machine(st, s->wl_cfg, SEC_WORKLOAD, st->sec_line[SEC_WORKLOAD], "", d);
 }
 
 static int scn_quick(struct scn_parse *st, struct diag *d)
@@ -438,7 +457,8 @@ static int scn_quick(struct scn_parse *st, struct diag *d)
     char msg[200];
     if (s->wl->validate && s->wl->validate(s->wl_cfg_quick, msg, sizeof msg) != 0)
         return diag_error(d, st->path, st->sec_line[SEC_QUICK], "[quick]: %s", msg);
-    return 0;
+    return scn_wl_check_machine(st, s->wl_cfg_quick, SEC_QUICK, st->sec_line[SEC_QUICK],
+                                "[quick]: ", d);
 }
 
 static int scn_variant_patches(struct scn_parse *st, struct scenario_variant *v,
@@ -580,7 +600,14 @@ static int scn_variant_workload(struct scn_parse *st, int vi, struct diag *d)
         (s->wl->validate(v->wl_cfg, msg, sizeof msg) != 0 ||
          s->wl->validate(v->wl_cfg_quick, msg, sizeof msg) != 0))
         return diag_error(d, st->path, v->line, "[variant %s]: %s", v->name, msg);
-    return 0;
+    if (!v->wl_cfg)
+        return 0;
+    char *what = xasprintf("[variant %s]: ", v->name);
+    int rc = scn_wl_check_machine(st, v->wl_cfg, SEC_VARIANT0 + vi, v->line, what, d);
+    if (rc == 0)
+        rc = scn_wl_check_machine(st, v->wl_cfg_quick, SEC_VARIANT0 + vi, v->line, what, d);
+    free(what);
+    return rc;
 }
 
 static int scn_check_variant_keys(struct scn_parse *st, struct diag *d)

@@ -169,6 +169,7 @@ void trace_stats_compute(const struct trace_data *td, const int64_t *target_res_
                 on_source(c, t, TRACE_WAKE_TASK);
             break;
         case TRACE_EV_LOST: on_lost(c, t, e->ts_ns); break;
+        case TRACE_EV_FORK: case TRACE_EV_EXIT: case TRACE_EV_WAKING: /* replay's */
         case TRACE_EV_NKINDS: break;
         }
     }
@@ -194,16 +195,16 @@ void trace_stats_free(struct trace_stats *s)
 
 static void print_events(FILE *out, const struct trace_data *td, const struct trace_stats *s)
 {
-    static const char *const names[TRACE_EV_NKINDS] = {
+    static const char *const names[TRACE_EV_LOST + 1] = {
         "cpu_idle", "cpu_frequency", "sched_switch", "sched_wakeup", "irq_handler_entry",
         "ipi", "timer expiry", "lost-event marks",
     };
     fprintf(out, "trace %s: %d CPUs, %.3f ms, %" PRIu64 " records\n", td->path, td->ncpus,
             s->span_ns / 1e6, td->nrecords);
     fprintf(out, "events:");
-    for (int k = 0; k < TRACE_EV_NKINDS - 1; k++) {
+    for (int k = 0; k < TRACE_EV_LOST; k++) {
         uint64_t n = td->count[k] - (k == TRACE_EV_FREQ ? td->ndevlib_freq : 0);
-        fprintf(out, " %s %" PRIu64 "%s", names[k], n, k < TRACE_EV_NKINDS - 2 ? "," : "\n");
+        fprintf(out, " %s %" PRIu64 "%s", names[k], n, k < TRACE_EV_LOST - 1 ? "," : "\n");
     }
     if (td->ndevlib_freq)
         fprintf(out, "initial frequencies: %" PRIu64 " devlib cpu_frequency_devlib markers\n",
@@ -302,12 +303,12 @@ static json_t *json_time(double ns, double unit_ns, bool known)
 
 static json_t *json_event_counts(const struct trace_data *td)
 {
-    static const char *const keys[TRACE_EV_NKINDS - 1] = {
+    static const char *const keys[TRACE_EV_LOST] = {
         "cpu_idle", "cpu_frequency", "sched_switch", "sched_wakeup", "irq_handler_entry",
         "ipi", "timer_expiry",
     };
     json_t *o = json_object();
-    for (int k = 0; k < TRACE_EV_NKINDS - 1; k++) {
+    for (int k = 0; k < TRACE_EV_LOST; k++) {
         uint64_t n = td->count[k] - (k == TRACE_EV_FREQ ? td->ndevlib_freq : 0);
         json_object_set_new(o, keys[k], json_integer((json_int_t)n));
     }

@@ -28,14 +28,36 @@ enum trace_ev_kind {
     TRACE_EV_IPI,      /* ipi:ipi_entry, irq_vectors IPI entries */
     TRACE_EV_TIMER,    /* timer:hrtimer_expire_entry, timer_expire_entry, local timer */
     TRACE_EV_LOST,     /* events lost on this CPU's buffer just before */
+    /* The scheduler's view, read for replay (replay.c); after LOST so the
+     * counts `trace stats` prints (the kinds before LOST) stay as they are. */
+    TRACE_EV_FORK,     /* sched:sched_process_fork: pid = parent, value = child */
+    TRACE_EV_EXIT,     /* sched:sched_process_exit: pid = the exiting task */
+    TRACE_EV_WAKING,   /* sched:sched_waking: as WAKEUP, on the waker's CPU */
     TRACE_EV_NKINDS,
 };
+
+/* The common_flags bits of a record's context (include/linux/trace_events.h
+ * enum trace_flag_type, which libtraceevent mirrors): an event emitted in an
+ * interrupt handler, hard or soft. TRACE_EV_WAKEUP/WAKING keep them in aux. */
+#define TRACE_CTX_HARDIRQ 0x08
+#define TRACE_CTX_SOFTIRQ 0x10
+
+#define TRACE_COMM_LEN 16     /* TASK_COMM_LEN */
 
 struct trace_ev {
     uint64_t ts_ns;
     int cpu;               /* the CPU it is about (cpu_id field, else the buffer's) */
     enum trace_ev_kind kind;
     int64_t value;
+    int32_t pid;           /* SWITCH: prev_pid; WAKEUP, WAKING: the wakee; FORK: parent;
+                            * EXIT: the task */
+    int64_t aux;           /* SWITCH: prev_state; WAKEUP, WAKING: context flags */
+};
+
+/* The name (comm) a pid last had in the trace: a node of td->comm_tree. */
+struct trace_comm {
+    int32_t pid;
+    char comm[TRACE_COMM_LEN];
 };
 
 struct trace_data {
@@ -49,17 +71,38 @@ struct trace_data {
     uint64_t ndevlib_freq; /* of count[TRACE_EV_FREQ], devlib's start markers (ftrace print) */
     uint64_t nlost;        /* lost events, as the buffers counted them (-1 unknown: 1) */
     char dropped[512];     /* what the file lacked (truncated data), "" if nothing */
+    void *comm_tree;       /* struct trace_comm by pid: tsearch(3)'s tree, NULL empty */
+    size_t ncomm;
+    /* Which of the scheduler events the file's header describes (whether
+     * recorded), so a replay can say which `trace-cmd record -e` it lacked. */
+    bool has_switch, has_wakeup, has_waking, has_fork, has_exit;
 };
+
+/* What a reader needs from the file: `trace stats` and `whatif` the idle
+ * events, a replay the scheduler's. */
+enum trace_need { TRACE_NEED_IDLE, TRACE_NEED_SCHED };
 
 /* Read path; -1 with d = "PATH: what is wrong" (exit status 2): not a
  * trace.dat, or without power:cpu_idle (naming the trace-cmd record options
  * it needs). A file cut short is read as far as it goes and td->dropped
  * says what was missing. */
 int trace_read(const char *path, struct trace_data *td, struct diag *d);
+/* The same for need: TRACE_NEED_SCHED needs sched:sched_switch instead of
+ * power:cpu_idle (the message names every event a replay uses). A gzip
+ * file (trace.dat.gz) is read through zlib, uncompressed in memory. */
+int trace_read_need(const char *path, enum trace_need need, struct trace_data *td,
+                    struct diag *d);
 void trace_data_free(struct trace_data *td);
 /* Append an event (the reader, and tests building traces by hand). */
 void trace_add(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
                int64_t value);
+/* The same with the scheduler fields (pid, aux: see struct trace_ev). */
+void trace_add_sched(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
+                     int64_t value, int32_t pid, int64_t aux);
+/* Remember that pid is called comm (at most TRACE_COMM_LEN - 1 bytes kept);
+ * the name pid had last, or "" if the trace never named it. */
+void trace_set_comm(struct trace_data *td, int32_t pid, const char *comm);
+const char *trace_comm_of(const struct trace_data *td, int32_t pid);
 
 /* ---- statistics (stats.c) ---------------------------------------------------- */
 

@@ -12,10 +12,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <search.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <trace-cmd.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "trace/trace.h"
 #include "util/xalloc.h"
@@ -23,21 +25,58 @@
 #define TRACE_MAGIC "\x17\x08\x44tracing"
 #define TRACE_FLYRECORD "flyrecord"
 
-void trace_add(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
-               int64_t value)
+void trace_add_sched(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
+                     int64_t value, int32_t pid, int64_t aux)
 {
     if (td->n == td->cap) {
         td->cap = td->cap ? 2 * td->cap : 1024;
         td->ev = xreallocarray(td->ev, td->cap, sizeof *td->ev);
     }
-    td->ev[td->n++] = (struct trace_ev){ .ts_ns = ts_ns, .cpu = cpu, .kind = kind, .value = value };
+    td->ev[td->n++] = (struct trace_ev){ .ts_ns = ts_ns, .cpu = cpu, .kind = kind, .value = value,
+                                         .pid = pid, .aux = aux };
     td->count[kind]++;
+}
+
+void trace_add(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
+               int64_t value)
+{
+    trace_add_sched(td, ts_ns, cpu, kind, value, -1, 0);
+}
+
+static int trace_comm_cmp(const void *a, const void *b)
+{
+    int32_t x = ((const struct trace_comm *)a)->pid, y = ((const struct trace_comm *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+void trace_set_comm(struct trace_data *td, int32_t pid, const char *comm)
+{
+    if (pid < 0 || !comm || !*comm)
+        return;
+    struct trace_comm *node = xmalloc(sizeof *node);
+    node->pid = pid;
+    struct trace_comm **found = tsearch(node, &td->comm_tree, trace_comm_cmp);
+    if (!found)
+        abort(); /* tsearch's only failure is memory, as xmalloc's */
+    if (*found != node)
+        free(node);
+    else
+        td->ncomm++;
+    snprintf((*found)->comm, sizeof (*found)->comm, "%s", comm);
+}
+
+const char *trace_comm_of(const struct trace_data *td, int32_t pid)
+{
+    struct trace_comm key = { .pid = pid };
+    struct trace_comm *const *found = tfind(&key, &td->comm_tree, trace_comm_cmp);
+    return found ? (*found)->comm : "";
 }
 
 void trace_data_free(struct trace_data *td)
 {
     free(td->ev);
     free(td->path);
+    tdestroy(td->comm_tree, free);
     memset(td, 0, sizeof *td);
 }
 
@@ -91,10 +130,12 @@ static bool trace_cut_extents(unsigned char *buf, size_t len, long at, int ncpus
     return cut;
 }
 
-/* An fd to open: the file itself, or a repaired in-memory copy. -1 with d. */
-static int trace_open_fd(const char *path, int ncpus, struct trace_data *td, struct diag *d)
+/* An fd to open: the file at open_path itself, or a repaired in-memory
+ * copy. -1 with d naming path. */
+static int trace_open_fd(const char *open_path, const char *path, int ncpus,
+                         struct trace_data *td, struct diag *d)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(open_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return diag_error(d, path, 0, "%s", strerror(errno));
     struct stat sb;
@@ -140,6 +181,7 @@ static int trace_open_fd(const char *path, int ncpus, struct trace_data *td, str
 
 struct trace_ids {
     int idle, freq, sw, wakeup, wakeup_new, irq, ipi_entry, hrtimer, timer, print;
+    int waking, fork, exit;
     int vec_resched, vec_call, vec_call_single, vec_local_timer;
 };
 
@@ -156,6 +198,9 @@ static void trace_find_ids(struct tep_handle *tep, struct trace_ids *ids)
     ids->sw = trace_event_id(tep, "sched", "sched_switch");
     ids->wakeup = trace_event_id(tep, "sched", "sched_wakeup");
     ids->wakeup_new = trace_event_id(tep, "sched", "sched_wakeup_new");
+    ids->waking = trace_event_id(tep, "sched", "sched_waking");
+    ids->fork = trace_event_id(tep, "sched", "sched_process_fork");
+    ids->exit = trace_event_id(tep, "sched", "sched_process_exit");
     ids->irq = trace_event_id(tep, "irq", "irq_handler_entry");
     ids->ipi_entry = trace_event_id(tep, "ipi", "ipi_entry");
     ids->hrtimer = trace_event_id(tep, "timer", "hrtimer_expire_entry");
@@ -181,6 +226,57 @@ static int64_t trace_field(struct tep_handle *tep, struct tep_record *r, const c
     if (!e || tep_get_field_val(NULL, e, name, r, &v, 0) != 0)
         return dflt;
     return (int64_t)v;
+}
+
+/* A char[] field of r (a comm) into buf[TRACE_COMM_LEN]; "" when absent. */
+static void trace_field_str(struct tep_handle *tep, struct tep_record *r, const char *name,
+                            char *buf)
+{
+    struct tep_event *e = tep_find_event_by_record(tep, r);
+    struct tep_format_field *f = e ? tep_find_field(e, name) : NULL;
+    buf[0] = 0;
+    if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > r->size)
+        return;
+    size_t n = (size_t)f->size < TRACE_COMM_LEN - 1 ? (size_t)f->size : TRACE_COMM_LEN - 1;
+    memcpy(buf, (const char *)r->data + f->offset, n);
+    buf[n] = 0;
+}
+
+/* sched_switch, sched_wakeup(_new), sched_waking, fork and exit: the fields
+ * a replay needs, and the names of the tasks. */
+static void trace_sched_record(struct trace_reader *rd, struct tep_record *r, int cpu, int id)
+{
+    struct tep_handle *tep = rd->tep;
+    struct trace_data *td = rd->td;
+    const struct trace_ids *ids = &rd->ids;
+    char comm[TRACE_COMM_LEN];
+    if (id == ids->sw) {
+        int32_t prev = (int32_t)trace_field(tep, r, "prev_pid", -1);
+        int64_t next = trace_field(tep, r, "next_pid", -1);
+        trace_field_str(tep, r, "prev_comm", comm);
+        trace_set_comm(td, prev, comm);
+        trace_field_str(tep, r, "next_comm", comm);
+        trace_set_comm(td, (int32_t)next, comm);
+        trace_add_sched(td, r->ts, cpu, TRACE_EV_SWITCH, next, prev,
+                        trace_field(tep, r, "prev_state", 0));
+    } else if (id == ids->wakeup || id == ids->wakeup_new || id == ids->waking) {
+        int32_t pid = (int32_t)trace_field(tep, r, "pid", -1);
+        trace_field_str(tep, r, "comm", comm);
+        trace_set_comm(td, pid, comm);
+        int flags = tep_data_flags(tep, r);
+        trace_add_sched(td, r->ts, cpu, id == ids->waking ? TRACE_EV_WAKING : TRACE_EV_WAKEUP,
+                        trace_field(tep, r, "target_cpu", -1), pid,
+                        flags < 0 ? 0 : flags & (TRACE_CTX_HARDIRQ | TRACE_CTX_SOFTIRQ));
+    } else if (id == ids->fork) {
+        int32_t child = (int32_t)trace_field(tep, r, "child_pid", -1);
+        trace_field_str(tep, r, "child_comm", comm);
+        trace_set_comm(td, child, comm);
+        trace_add_sched(td, r->ts, cpu, TRACE_EV_FORK, child,
+                        (int32_t)trace_field(tep, r, "parent_pid", -1), 0);
+    } else {
+        trace_add_sched(td, r->ts, cpu, TRACE_EV_EXIT, 0, (int32_t)trace_field(tep, r, "pid", -1),
+                        0);
+    }
 }
 
 /* devlib (LISA) writes each CPU's frequency at the start as a trace marker,
@@ -230,10 +326,9 @@ static int trace_record(struct tracecmd_input *h, struct tep_record *r, int cpu,
         if (id == ids->idle)
             state = (uint32_t)state == UINT32_MAX ? TRACE_IDLE_EXIT : state;
         trace_add(td, r->ts, (int)on, id == ids->idle ? TRACE_EV_IDLE : TRACE_EV_FREQ, state);
-    } else if (id == ids->sw) {
-        trace_add(td, r->ts, cpu, TRACE_EV_SWITCH, trace_field(rd->tep, r, "next_pid", -1));
-    } else if (id == ids->wakeup || id == ids->wakeup_new) {
-        trace_add(td, r->ts, cpu, TRACE_EV_WAKEUP, trace_field(rd->tep, r, "target_cpu", -1));
+    } else if (id == ids->sw || id == ids->wakeup || id == ids->wakeup_new ||
+               id == ids->waking || id == ids->fork || id == ids->exit) {
+        trace_sched_record(rd, r, cpu, id);
     } else if (id == ids->irq) {
         trace_add(td, r->ts, cpu, TRACE_EV_IRQ, trace_field(rd->tep, r, "irq", -1));
     } else if (id == ids->ipi_entry || id == ids->vec_resched || id == ids->vec_call ||
@@ -247,13 +342,81 @@ static int trace_record(struct tracecmd_input *h, struct tep_record *r, int cpu,
     return 0;
 }
 
+/* The events a replay uses, as `trace-cmd record` options. */
+#define TRACE_SCHED_EVENTS "-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new " \
+                           "-e sched:sched_waking -e sched:sched_process_fork " \
+                           "-e sched:sched_process_exit -e irq:irq_handler_entry " \
+                           "-e timer:hrtimer_expire_entry -e power:cpu_frequency"
+
+/* What the header lacks for need; -1 with d naming the trace-cmd options. */
+static int trace_check_need(const struct trace_reader *rd, enum trace_need need,
+                            const char *path, struct diag *d)
+{
+    if (need == TRACE_NEED_IDLE && rd->ids.idle < 0)
+        return diag_error(d, path, 0, "no power:cpu_idle event in the trace: record with "
+                          "`trace-cmd record -e power:cpu_idle -e power:cpu_frequency -e "
+                          "sched:sched_switch -e sched:sched_wakeup -e irq -e ipi -e timer`");
+    if (need == TRACE_NEED_SCHED && rd->ids.sw < 0)
+        return diag_error(d, path, 0, "no sched:sched_switch event in the trace, which a replay "
+                          "needs: record with `trace-cmd record " TRACE_SCHED_EVENTS "`");
+    return 0;
+}
+
+/* A gzip file (magic 1f 8b) uncompressed into a memfd through zlib; the
+ * fd, or -1 when path is not gzip (*err false) or cannot be read (*err, d). */
+static int trace_gunzip(const char *path, bool *err, struct diag *d)
+{
+    *err = false;
+    unsigned char magic[2] = { 0 };
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(magic, 1, 2, f) : 0;
+    if (f)
+        fclose(f);
+    if (got != 2 || magic[0] != 0x1f || magic[1] != 0x8b)
+        return -1;
+    *err = true;
+    gzFile gz = gzopen(path, "rb");
+    int mfd = memfd_create("pmlab-trace-gz", MFD_CLOEXEC);
+    if (!gz || mfd < 0) {
+        if (gz)
+            gzclose(gz);
+        if (mfd >= 0)
+            close(mfd);
+        return diag_error(d, path, 0, "cannot uncompress: %s", strerror(errno));
+    }
+    char buf[65536];
+    int n;
+    while ((n = gzread(gz, buf, sizeof buf)) > 0)
+        if (write(mfd, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    int zerr = Z_OK;
+    const char *zmsg = n < 0 ? gzerror(gz, &zerr) : "";
+    if (n < 0) {
+        diag_error(d, path, 0, "cannot uncompress: %s", zerr == Z_ERRNO ? strerror(errno) : zmsg);
+        gzclose(gz);
+        close(mfd);
+        return -1;
+    }
+    gzclose(gz);
+    *err = false;
+    return mfd;
+}
+
 int trace_read(const char *path, struct trace_data *td, struct diag *d)
 {
-    memset(td, 0, sizeof *td);
-    td->path = xstrdup(path);
+    return trace_read_need(path, TRACE_NEED_IDLE, td, d);
+}
+
+/* Read the file at open_path (path itself, or its uncompressed copy), naming
+ * path in messages. */
+static int trace_read_from(const char *open_path, const char *path, enum trace_need need,
+                           struct trace_data *td, struct diag *d)
+{
     tracecmd_set_loglevel(TEP_LOG_NONE); /* its messages would not name the file */
     int flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
-    struct tracecmd_input *head = tracecmd_open_head(path, flags);
+    struct tracecmd_input *head = tracecmd_open_head(open_path, flags);
     if (!head)
         return diag_error(d, path, 0, "not a trace-cmd trace.dat (libtracecmd cannot read its "
                           "header)");
@@ -262,7 +425,7 @@ int trace_read(const char *path, struct trace_data *td, struct diag *d)
     if (ncpus <= 0 || ncpus > 65536)
         return diag_error(d, path, 0, "the header gives %d CPUs", ncpus);
     td->ncpus = ncpus;
-    int fd = trace_open_fd(path, ncpus, td, d);
+    int fd = trace_open_fd(open_path, path, ncpus, td, d);
     if (fd < 0)
         return -1;
     struct tracecmd_input *h = tracecmd_open_fd(fd, flags); /* owns fd from here */
@@ -273,13 +436,34 @@ int trace_read(const char *path, struct trace_data *td, struct diag *d)
     }
     struct trace_reader rd = { .td = td, .tep = tracecmd_get_tep(h) };
     trace_find_ids(rd.tep, &rd.ids);
-    if (rd.ids.idle < 0) {
+    if (trace_check_need(&rd, need, path, d) != 0) {
         tracecmd_close(h);
-        return diag_error(d, path, 0, "no power:cpu_idle event in the trace: record with "
-                          "`trace-cmd record -e power:cpu_idle -e power:cpu_frequency -e "
-                          "sched:sched_switch -e sched:sched_wakeup -e irq -e ipi -e timer`");
+        return -1;
     }
+    td->has_switch = rd.ids.sw >= 0;
+    td->has_wakeup = rd.ids.wakeup >= 0;
+    td->has_waking = rd.ids.waking >= 0;
+    td->has_fork = rd.ids.fork >= 0;
+    td->has_exit = rd.ids.exit >= 0;
     tracecmd_iterate_events(h, NULL, 0, trace_record, &rd);
     tracecmd_close(h);
     return 0;
+}
+
+int trace_read_need(const char *path, enum trace_need need, struct trace_data *td,
+                    struct diag *d)
+{
+    memset(td, 0, sizeof *td);
+    td->path = xstrdup(path);
+    bool gz_err;
+    int gz = trace_gunzip(path, &gz_err, d);
+    if (gz_err)
+        return -1;
+    if (gz < 0)
+        return trace_read_from(path, path, need, td, d);
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", gz); /* libtracecmd opens by name */
+    int rc = trace_read_from(fdpath, path, need, td, d);
+    close(gz);
+    return rc;
 }

@@ -502,15 +502,6 @@ static void rt_warmup_done(struct sim_event *ev, void *arg)
     world_measure_reset(arg);
 }
 
-/* Speed of the calibration CPU running alone at its type's top frequency,
- * relative to the reference (hw/cpu.h): the reference work of 1 ns of run. */
-static double rt_calib_speed(const struct hw_machine *m, int cpu)
-{
-    const struct hw_core_type *t = &m->types[m->cpus[cpu].type];
-    uint32_t top_mhz = t->nturbo > 0 ? t->turbo_mhz[0] : t->max_mhz;
-    return t->ipc_factor / m->types[0].ipc_factor * (double)top_mhz / (double)m->types[0].base_mhz;
-}
-
 /* Users of each barrier: the threads whose task names it. */
 static void rt_count_barrier_users(struct rt_run *run)
 {
@@ -675,7 +666,7 @@ static int rtapp_run_point(struct world *w, const void *cfgp, int load_point,
     if (rt_check_cpus(p, w->machine, msg, msgsize) != 0)
         return -1;
     struct rt_run run = { .w = w, .prog = p };
-    run.calib_speed = rt_calib_speed(w->machine, p->calib_ns_per_loop > 0 ? 0 : p->calib_cpu);
+    run.calib_speed = wl_cpu_top_speed(w->machine, p->calib_ns_per_loop > 0 ? 0 : p->calib_cpu);
     run.q = xcalloc((size_t)(p->nres + p->ntasks), sizeof *run.q);  /* then suspend queues */
     run.st = xcalloc((size_t)p->ntasks, sizeof *run.st);
     for (int t = 0; t < p->ntasks; t++)

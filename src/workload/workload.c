@@ -20,6 +20,7 @@ extern const struct wl_ops wl_compute_ops;
 extern const struct wl_ops wl_cyclictest_ops;
 extern const struct wl_ops wl_rtapp_ops;
 extern const struct wl_ops wl_idle_ops;
+extern const struct wl_ops wl_replay_ops;
 
 const struct wl_ops *const wl_registry[] = {
     &wl_rr_ops,
@@ -30,6 +31,7 @@ const struct wl_ops *const wl_registry[] = {
     &wl_cyclictest_ops,
     &wl_rtapp_ops,
     &wl_idle_ops,
+    &wl_replay_ops,
     NULL,
 };
 
@@ -37,6 +39,13 @@ void wl_task_affinity(const struct world *w, struct task *t)
 {
     if (w->wl_affinity)
         task_set_cpus_allowed(t, w->wl_affinity, w->machine->ncpus);
+}
+
+double wl_cpu_top_speed(const struct hw_machine *m, int cpu)
+{
+    const struct hw_core_type *t = &m->types[m->cpus[cpu].type];
+    uint32_t top_mhz = t->nturbo > 0 ? t->turbo_mhz[0] : t->max_mhz;
+    return t->ipc_factor / m->types[0].ipc_factor * (double)top_mhz / (double)m->types[0].base_mhz;
 }
 
 const struct wl_ops *wl_find(const char *name)
@@ -88,6 +97,12 @@ static int wl_param_store(const struct wl_param *p, void *cfg, const char *text,
     char *field = (char *)cfg + p->offset;
     if (p->type == WL_PARAM_CPU_VALUES)
         return wl_cpu_values_store(p, (struct wl_cpu_values *)(void *)field, text, msg, msgsize);
+    if (p->type == WL_PARAM_TEXT) {
+        if (strlen(text) >= WL_TEXT_MAX)
+            return snprintf(msg, msgsize, "longer than %d characters", WL_TEXT_MAX - 1), -1;
+        snprintf(field, WL_TEXT_MAX, "%s", text);
+        return 0;
+    }
     if (p->type == WL_PARAM_INT) {
         int64_t v;
         if (str_to_i64(text, &v) != 0)

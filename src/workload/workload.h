@@ -18,6 +18,7 @@
 #include "util/diag.h"
 
 struct world;
+struct hw_machine;
 
 enum wl_param_type {
     WL_PARAM_DOUBLE,  /* stored as double */
@@ -28,6 +29,8 @@ enum wl_param_type {
     WL_PARAM_CPU_VALUES, /* one number for every CPU, or one per CPU in CPU order,
                           * separated by blanks; stored as struct wl_cpu_values
                           * (default "": unset) */
+    WL_PARAM_TEXT,    /* a word or list, stored as char[WL_TEXT_MAX] (the workload's
+                       * validate() checks it); min, max unused */
 };
 
 /* Most values a WL_PARAM_CPU_VALUES list holds: pmlab import's CPU limit. */
@@ -42,6 +45,8 @@ struct wl_cpu_values {
 
 /* The value of cpu in cv, or def when cv is unset. */
 double wl_cpu_value(const struct wl_cpu_values *cv, int cpu, double def);
+
+#define WL_TEXT_MAX 128
 
 /* A workload's input file, read once and shared read-only by every run and by
  * the full and quick configurations (reference counted: wl_config_copy,
@@ -93,6 +98,11 @@ struct wl_ops {
      * wrong" (exit status 2). Warnings (keys ignored) go to stderr. */
     void *(*load_file)(const char *path, struct diag *d);
     void (*free_file)(void *data);
+    /* Checks against the scenario's machine (CPU numbers a file or key
+     * names); -1 with *key = the parameter at fault and msg = what is wrong
+     * (exit status 2, at that key's line). NULL: none. */
+    int (*check_machine)(const void *cfg, const struct hw_machine *m, const char **key,
+                         char *msg, size_t msgsize);
     /* It runs inside the scenario's first [vm]: loading a scenario without
      * one is an error at its `type` line, not a failure of every job. */
     bool needs_vm;
@@ -110,6 +120,11 @@ struct task;
 /* Restrict t to the scenario's [workload] affinity, if any (before it is
  * forked or woken). The only way a workload places a thread by hand. */
 void wl_task_affinity(const struct world *w, struct task *t);
+/* The speed of machine CPU cpu running alone at its core type's top
+ * frequency (single-core turbo, else max_mhz) relative to the reference
+ * (hw/cpu.h: type 0 at base frequency): the reference work it does in 1 ns.
+ * What a calibrated busy loop (rt-app's run) or a recorded burst measures. */
+double wl_cpu_top_speed(const struct hw_machine *m, int cpu);
 /* The CPU a workload process is started from (its first thread's parent):
  * the boot CPU, 0. Where a shell or launcher ran is not modelled. */
 #define WL_LAUNCH_CPU 0

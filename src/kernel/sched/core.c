@@ -324,6 +324,7 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     if (t->work_ns < 0)
         t->work_ns = 0;
     sim_event_cancel(&w->q, &t->done_ev);
+    t->sum_exec_ns += now - t->exec_start_ns;
     t->exec_start_ns = now;
     c->curr = NULL;
     t->prev_cpu = cpu;
@@ -385,6 +386,7 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->work_ns = 0;
     t->cpu = -1;
     t->prev_cpu = cpu;
+    t->sum_exec_ns += w->q.now_ns - t->exec_start_ns;
     t->exec_start_ns = w->q.now_ns;
     task_avg_sync(w, t, TASK_AVG_SLEEPING);
     c->in_done = true;

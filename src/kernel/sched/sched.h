@@ -79,6 +79,7 @@ struct task {
     sim_time_t seg_start_ns;    /* start of the running segment */
     sim_time_t exec_start_ns;   /* se.exec_start: when it last started or stopped
                                  * running, -1 never ran (task_hot) */
+    sim_time_t sum_exec_ns;     /* se.sum_exec_runtime: its time on a CPU so far, ns */
     struct task *next;          /* runqueue link */
 };
 
