@@ -23,6 +23,13 @@ void cli_explain_collect(const struct scenario *s, int v, struct explain *x);
 /* The same, each line prefixed "* " when it is not among base_v's, else "  ". */
 void cli_explain_marked(const struct scenario *s, int v, int base_v, struct explain *out);
 
+struct hw_machine;
+struct diag;
+/* The machine file at path, loaded and checked as pmlab run checks a
+ * scenario's machine (intel_idle's rules included); NULL with d->msg
+ * (cli/machines.c). */
+struct hw_machine *cli_machine_load(const char *path, struct diag *d);
+
 #define EXIT_RUN_FAILED 1
 #define EXIT_BAD_INPUT 2
 

@@ -68,6 +68,16 @@ static void machines_print(const struct hw_machine *m)
            hw_machine_is_arm(m) ? model : m->cpu_model, m->description);
 }
 
+struct hw_machine *cli_machine_load(const char *path, struct diag *d)
+{
+    struct hw_machine *m = hw_machine_load(path, d);
+    if (m && intel_idle_check_machine(m, d) != 0) {
+        hw_machine_free(m);
+        m = NULL;
+    }
+    return m;
+}
+
 static int machines_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -107,12 +117,8 @@ static int machines_main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char *path = xasprintf("%s/%s", dir, names[i]);
         struct diag d = { 0 };
-        struct hw_machine *m = hw_machine_load(path, &d);
+        struct hw_machine *m = cli_machine_load(path, &d);
         free(path);
-        if (m && intel_idle_check_machine(m, &d) != 0) {
-            hw_machine_free(m);
-            m = NULL;
-        }
         if (m)
             machines_print(m);
         else
