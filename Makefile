@@ -115,7 +115,7 @@ $(B)/config/pmlab_paths.h: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 FORCE:
 
-$(B)/src/scenario/scenario.o $(B)/src/cli/machines.o $(B)/src/cli/trace.o: $(B)/config/pmlab_paths.h
+$(B)/src/scenario/machine_path.o: $(B)/config/pmlab_paths.h
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -18,6 +18,7 @@
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
+#include "scenario/machine_path.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
 
@@ -792,17 +793,16 @@ static int import_main(int argc, char **argv)
     struct import_topo t;
     import_topology(h, &t);
     const char *near_name = import_nearest(h, cpu_model, t.ntypes > 1);
-    const char *env = getenv("PMLAB_MACHINES");
-    char *dirs = xasprintf("%s%smachines", env ? env : "", env ? ":" : "");
+    char *dirs = scn_machine_search_path(NULL);
     char *near_path = hw_machine_find_path(near_name, dirs);
-    free(dirs);
     near = near_path ? hw_machine_load(near_path, &d) : NULL;
     free(near_path);
-    if (!near) {
+    if (!near)
         fprintf(stderr, "pmlab import: shipped machine %s (the nearest to this host) not found "
-                        "in $PMLAB_MACHINES or ./machines%s%s\n", near_name, d.msg[0] ? ": " : "", d.msg);
+                        "in %s%s%s\n", near_name, dirs, d.msg[0] ? ": " : "", d.msg);
+    free(dirs);
+    if (!near)
         goto out;
-    }
     if (h->missing[0])
         fprintf(stderr, "pmlab import: warning: not found, left out or estimated: %s\n", h->missing);
     struct out_file of;

@@ -77,8 +77,8 @@ struct scenario {
 
 struct scenario_load_opts {
     /* Colon-separated directories searched for the machine file; NULL means
-     * "$PMLAB_MACHINES, then machines/ next to the scenario's directory, then
-     * ./machines". */
+     * scn_machine_search_path(the scenario's path), the documented order
+     * (scenario/machine_path.h). */
     const char *machine_dirs;
     /* --set SECTION.KEY=VALUE texts, applied after the file as if written at
      * the end of that section: SECTION is scenario, workload, quick, report,

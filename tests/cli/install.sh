@@ -32,6 +32,14 @@ grep -q '^machine adl-desktop:' x.txt || fail "scenario copy: machine not found"
     fail "pmlab machines outside a checkout: not the installed machines"
 ok "installed scenarios run from any directory; pmlab machines lists the installed ones"
 
+# import outside a checkout finds its nearest shipped machine among the
+# installed ones (a scenario's search path without the scenario's directory).
+"$I/bin/pmlab" import --root "$R/tests/data/import-root" -o imported.ini 2>err.txt ||
+    fail "installed import outside a checkout: $(cat err.txt)"
+grep -q 'estimated, from epyc-genoa-2s' imported.ini || fail "installed import: no nearest machine"
+rm imported.ini
+ok "installed import finds its nearest machine in PREFIX/share/pmlab/machines"
+
 # Order: $PMLAB_MACHINES, then machines/ beside the scenario, then ../machines.
 mkdir -p env proj/machines machines
 for d in env proj/machines machines; do
