@@ -215,13 +215,17 @@ validate: pmlab
 	@sh scripts/validate.sh
 
 # DESTDIR: a staging root (packaging); the paths compiled in are PREFIX's.
+# scenarios/rtapp holds the rt-app use cases that scenarios name relative to
+# themselves (file = rtapp/X.json), so it goes beside them.
 install: $(B)/pmlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(DATADIR)/machines $(DESTDIR)$(DATADIR)/scenarios
+	    $(DESTDIR)$(DATADIR)/machines $(DESTDIR)$(DATADIR)/scenarios \
+	    $(DESTDIR)$(DATADIR)/scenarios/rtapp
 	install -m 755 $(B)/pmlab $(DESTDIR)$(PREFIX)/bin/pmlab
 	install -m 644 docs/pmlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmlab.1
 	install -m 644 machines/*.ini $(DESTDIR)$(DATADIR)/machines
 	install -m 644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios
+	install -m 644 scenarios/rtapp/*.json $(DESTDIR)$(DATADIR)/scenarios/rtapp
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pmlab $(DESTDIR)$(PREFIX)/share/man/man1/pmlab.1

@@ -12,11 +12,11 @@ make -s -C "$R" V=rel B="$T/b" PREFIX="$T/prefix" install >"$T/make.out" 2>&1 ||
     fail "make install: $(tail -5 "$T/make.out")"
 I="$T/prefix"
 for f in bin/pmlab share/man/man1/pmlab.1 share/pmlab/machines/skx-2s.ini \
-    share/pmlab/scenarios/kvm-haltpoll-netrr.ini; do
+    share/pmlab/scenarios/kvm-haltpoll-netrr.ini share/pmlab/scenarios/rtapp/periodic.json; do
     [ -f "$I/$f" ] || fail "make install: no $f"
 done
 [ -x "$I/bin/pmlab" ] || fail "installed pmlab not executable"
-ok "make install PREFIX: binary, man page, machines, scenarios"
+ok "make install PREFIX: binary, man page, machines, scenarios, rt-app use cases"
 
 mkdir "$T/elsewhere" && cd "$T/elsewhere"
 unset PMLAB_MACHINES || true
@@ -24,6 +24,10 @@ unset PMLAB_MACHINES || true
 "$I/bin/pmlab" run "$I/share/pmlab/scenarios/kvm-haltpoll-netrr.ini" --quick --reps 1 --quiet \
     >out.txt 2>err.txt || fail "installed scenario from another directory: $(cat err.txt)"
 grep -q '^machine  adl-desktop' out.txt || fail "installed scenario: no result"
+# rtapp-periodic names its rt-app JSON beside it (file = rtapp/periodic.json).
+"$I/bin/pmlab" run "$I/share/pmlab/scenarios/rtapp-periodic.ini" --quick --reps 1 --quiet \
+    >out.txt 2>err.txt || fail "installed rtapp-periodic from another directory: $(cat err.txt)"
+grep -q '^wu_lat_p99_us' out.txt || fail "installed rtapp-periodic: no result"
 # A copy anywhere else finds them in PREFIX/share/pmlab (compiled in).
 cp "$I/share/pmlab/scenarios/kvm-haltpoll-netrr.ini" mine.ini
 "$I/bin/pmlab" explain mine.ini >x.txt 2>err.txt || fail "scenario copy: $(cat err.txt)"
