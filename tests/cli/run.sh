@@ -42,6 +42,16 @@ grep -q '"verdict": "n/a"' "$T/r1.json" && ! grep -q '"verdict": "\(better\|wors
 grep -q '"ci95": null' "$T/r1.json" || fail "--reps 1: json intervals are not null"
 ok "--reps 1: no interval, p-value or verdict"
 
+# Quick warm-ups are at least the start-up transient MSER-5 finds (no "raise
+# warmup_ms" warning): juno-rr's teo and example-rr's base at 2 replications
+# drew it with 50 and 10 ms (scenarios' [quick] comments; amd-genoa-rr in
+# tests/scenarios/amd-genoa.sh). Cheap: juno's 6 cores, one variant of example-rr.
+"$P" run scenarios/juno-rr.ini --quick --quiet --format csv >/dev/null 2>"$T/w.err" || fail "juno-rr quick"
+"$P" run "$S" --quick --quiet --reps 2 --variant base --format csv >/dev/null 2>>"$T/w.err" ||
+    fail "example-rr quick --reps 2"
+! grep -q 'raise warmup_ms' "$T/w.err" || fail "quick warm-up too short: $(cat "$T/w.err")"
+ok "quick warm-ups cover the start-up transient (juno-rr, example-rr at 2 replications)"
+
 # The primary metric: rr's headline is its p99 latency, first in the table;
 # --primary chooses another; a metric the run lacks is bad input (exit 2).
 grep -q '"primary": "lat_p99_us"' "$T/j1.json" || fail "json: rr's primary is not lat_p99_us"
