@@ -53,9 +53,10 @@ static void import_usage(void)
            "command line, cpuidle governor and sysfs settings. The host is the live system\n"
            "(/sys and /proc) by default, a copied tree with --root DIR, or a stats-collect /\n"
            "pepc snapshot directory (sys-*.raw.txt dumps, pepc_topology, proc_cpuinfo,\n"
-           "uname-a, turbostat, interrupts). Topology, vendor/family/model, frequencies\n"
-           "and idle states come from the host; power figures and hardware C-state physics\n"
-           "come from the nearest shipped machine (same vendor and family) and are marked\n"
+           "uname-a, turbostat, interrupts). Topology (L3 groups from cache/index3),\n"
+           "vendor/family/model, frequencies and idle states come from the host; power\n"
+           "figures and hardware C-state physics come from the nearest shipped machine\n"
+           "(same vendor, then family and model, else size) and are marked\n"
            "'estimated, from MACHINE'; turbostat averages and timer interrupt rates are\n"
            "written as '; measured' comments. The scenario runs the idle workload at the\n"
            "snapshot's per-CPU timer (LOC) and device interrupt rates, and its [measured]\n"
@@ -96,19 +97,6 @@ static void import_cpu_model(const struct imp_host *h, char *out, size_t outsz)
     snprintf(out, outsz, "FAM%X_MODEL%X", (unsigned)h->family, (unsigned)h->model);
 }
 
-/* The shipped machine closest to the host: same vendor, same family of
- * parts (client hybrids, server). */
-static const char *import_nearest(const struct imp_host *h, const char *cpu_model, bool hybrid)
-{
-    if (strcmp(h->vendor, "intel") != 0)
-        return "epyc-genoa-2s";
-    if (strncmp(cpu_model, "RAPTORLAKE", 10) == 0)
-        return "rpl-h";
-    if (strncmp(cpu_model, "ALDERLAKE", 9) == 0 || hybrid)
-        return "adl-desktop";
-    return "skx-2s";
-}
-
 /* Topology as the machine file gives it. */
 struct import_topo {
     int packages;
@@ -120,6 +108,44 @@ struct import_topo {
     bool adjacent;
     bool modules;               /* some module holds more than one core */
 };
+
+/* AMD (and Hygon, a Zen licensee): the shipped machine of the host's family
+ * and model range, else one of its size: a server part (more than one
+ * package, or more than 16 cores in one) stands nearest the Genoa server,
+ * a client part the Phoenix laptop. */
+static const char *import_nearest_amd(const struct imp_host *h, const struct import_topo *t)
+{
+    static const struct {
+        int family, model_lo, model_hi;
+        const char *machine;
+    } amd[] = {
+        { 0x19, 0x10, 0x1f, "epyc-genoa-2s" }, /* Genoa, EPYC 9004 (9354: model 0x11) */
+        { 0x19, 0x70, 0x7f, "ryzen-7840u" },   /* Phoenix / Hawk Point (7840U, 8840U) */
+    };
+    for (size_t i = 0; i < sizeof amd / sizeof amd[0]; i++)
+        if (h->family == amd[i].family && h->model >= amd[i].model_lo &&
+            h->model <= amd[i].model_hi)
+            return amd[i].machine;
+    int cores = 0;
+    for (int ti = 0; ti < t->ntypes; ti++)
+        cores += t->cores[ti];
+    return t->packages > 1 || cores > 16 ? "epyc-genoa-2s" : "ryzen-7840u";
+}
+
+/* The shipped machine closest to the host: same vendor, same family of
+ * parts (client hybrids, server; for AMD the family and model, else the
+ * size). */
+static const char *import_nearest(const struct imp_host *h, const char *cpu_model,
+                                  const struct import_topo *t)
+{
+    if (strcmp(h->vendor, "intel") != 0)
+        return import_nearest_amd(h, t);
+    if (strncmp(cpu_model, "RAPTORLAKE", 10) == 0)
+        return "rpl-h";
+    if (strncmp(cpu_model, "ALDERLAKE", 9) == 0 || t->ntypes > 1)
+        return "adl-desktop";
+    return "skx-2s";
+}
 
 static int import_threads_of(const struct imp_host *h, int cpu)
 {
@@ -207,6 +233,64 @@ static void import_l2_groups(FILE *f, const struct imp_host *h)
     }
     fprintf(f, "\n");
     free(done);
+}
+
+/* cpu's cache/index3/shared_cpu_list (the CPUs sharing its L3), or NULL. */
+static char *import_llc_list(const struct imp_host *h, int cpu)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", cpu);
+    return imp_sysfs(h, path);
+}
+
+/* Whether the CPUs listed in list are exactly those whose own list is list
+ * (every CPU's L3 holds it, and the lists partition the CPUs). */
+static bool import_llc_consistent(char *const *lists, int ncpus, const char *list)
+{
+    bool *mask = xcalloc((size_t)ncpus, sizeof *mask);
+    char msg[128];
+    bool ok = cpulist_parse(list, ncpus, mask, msg, sizeof msg) == 0;
+    for (int cpu = 0; ok && cpu < ncpus; cpu++)
+        ok = mask[cpu] == (strcmp(lists[cpu], list) == 0);
+    free(mask);
+    return ok;
+}
+
+/* llc_groups from every CPU's index3 shared_cpu_list (the L3 of a Zen
+ * CCX, or a whole Intel package), in the order of each group's first CPU,
+ * a continuation line every 8 groups (the 199-character line limit). Nothing
+ * when the source has no index3 lists (the machine keeps its default, one
+ * LLC per package); a warning when only some CPUs have one or the lists do
+ * not partition the CPUs. */
+static void import_llc_groups(FILE *f, const struct imp_host *h)
+{
+    char **lists = xcalloc((size_t)h->ncpus, sizeof *lists);
+    int have = 0;
+    for (int cpu = 0; cpu < h->ncpus; cpu++)
+        have += (lists[cpu] = import_llc_list(h, cpu)) != NULL;
+    bool ok = have == h->ncpus;
+    for (int cpu = 0; ok && cpu < h->ncpus; cpu++)
+        ok = import_llc_consistent(lists, h->ncpus, lists[cpu]);
+    if (have && !ok)
+        fprintf(stderr, "pmlab import: warning: cache/index3/shared_cpu_list %s; llc_groups left "
+                        "out (one LLC per package)\n",
+                have < h->ncpus ? "missing for some CPUs" : "does not split the CPUs into groups");
+    if (ok) {
+        fprintf(f, "; cpu*/cache/index3/shared_cpu_list: the CPUs sharing each L3\nllc_groups =");
+        int ngroups = 0;
+        for (int cpu = 0; cpu < h->ncpus; cpu++) {
+            int first = 0;
+            while (strcmp(lists[first], lists[cpu]) != 0)
+                first++;
+            if (first == cpu)   /* the group's first CPU: print it once */
+                fprintf(f, "%s %s", ngroups > 0 && ngroups % 8 == 0 ? "\n   " : "", lists[cpu]),
+                    ngroups++;
+        }
+        fprintf(f, "\n");
+    }
+    for (int cpu = 0; cpu < h->ncpus; cpu++)
+        free(lists[cpu]);
+    free(lists);
 }
 
 static void import_core_type(FILE *f, const struct imp_host *h, const struct import_topo *t,
@@ -424,6 +508,7 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
             near->name);
     if (t.modules)
         import_l2_groups(f, h);
+    import_llc_groups(f, h);
     for (int ti = 0; ti < t.ntypes; ti++)
         import_core_type(f, h, &t, ti, near);
     for (int i = 0; i < near->npkgstates; i++) {
@@ -792,7 +877,7 @@ static int import_main(int argc, char **argv)
     bool model_known = strncmp(cpu_model, "FAM", 3) != 0;
     struct import_topo t;
     import_topology(h, &t);
-    const char *near_name = import_nearest(h, cpu_model, t.ntypes > 1);
+    const char *near_name = import_nearest(h, cpu_model, &t);
     char *dirs = scn_machine_search_path(NULL);
     char *near_path = hw_machine_find_path(near_name, dirs);
     near = near_path ? hw_machine_load(near_path, &d) : NULL;

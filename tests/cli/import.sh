@@ -27,6 +27,29 @@ grep -q 'cpufreq: driver amd-pstate$' "$T/x" || fail "root: amd-pstate"
 "$P" run "$S" --quick --quiet >/dev/null 2>"$T/e" || fail "run imported: $(cat "$T/e")"
 echo "ok - import --root: AMD tree, acpi_idle _CST, scenario runs"
 
+# tests/data/import-zen2 (hand-built): a 4-core Zen 2 client part with two
+# CCXs. Its index3 shared_cpu_list becomes llc_groups (MC spans a CCX, PKG
+# the package); its nearest machine is the client one by size, no shipped
+# machine having its family/model; Genoa's family/model picks Genoa at any size.
+Z="$T/machines/zen2.ini"
+"$P" import --root tests/data/import-zen2 --name zen2 -o "$Z" --scenario "$T/scenarios/zen2.ini" \
+    2>"$T/e" || fail "import zen2: $(cat "$T/e")"
+grep -qx 'llc_groups = 0-1,4-5 2-3,6-7' "$Z" || fail "zen2: llc_groups $(grep llc_groups "$Z")"
+grep -q 'pkg_active_power_mw = .*estimated, from ryzen-7840u' "$Z" || fail "zen2: not nearest ryzen-7840u"
+! grep -q '^llc_groups' "$M" || fail "root: llc_groups without index3 lists"
+"$P" explain "$T/scenarios/zen2.ini" >"$T/x" 2>"$T/e" || fail "explain zen2: $(cat "$T/e")"
+grep -q 'cpu0/domain1/name MC: span 0-1,4-5,' "$T/x" || fail "zen2: MC not the CCX: $(grep domain1/name "$T/x")"
+cp -R tests/data/import-zen2 "$T/genoa"
+sed -i 's/^cpu family\t: 23/cpu family\t: 25/; s/^model\t\t: 113/model\t\t: 17/' "$T/genoa/proc/cpuinfo"
+"$P" import --root "$T/genoa" -o "$T/genoa.ini" 2>"$T/e" || fail "import genoa model: $(cat "$T/e")"
+grep -q 'pkg_active_power_mw = .*estimated, from epyc-genoa-2s' "$T/genoa.ini" ||
+    fail "family 0x19 model 0x11: not nearest epyc-genoa-2s"
+echo 7 >"$T/genoa/sys/devices/system/cpu/cpu7/cache/index3/shared_cpu_list"
+"$P" import --root "$T/genoa" -o "$T/genoa.ini" 2>"$T/e" || fail "import odd llc: $(cat "$T/e")"
+grep -q 'warning: cache/index3/shared_cpu_list does not split the CPUs' "$T/e" &&
+    ! grep -q '^llc_groups' "$T/genoa.ini" || fail "inconsistent index3 lists: $(cat "$T/e")"
+echo "ok - import: index3 shared_cpu_list as llc_groups; AMD nearest machine by family/model, else size"
+
 # Outputs replace a file whole: written beside it and renamed (a new inode,
 # no temporary left), never truncated and rewritten in place.
 mkdir "$T/atomic"
