@@ -15,7 +15,8 @@ static void machines_usage(void)
 {
     printf("usage: pmlab machines [--dir DIR]\n"
            "\n"
-           "List the machine files in DIR (default: $PMLAB_MACHINES, else ./machines when it\n"
+           "List the machine files in DIR (default: each directory of $PMLAB_MACHINES, a\n"
+           "name once, as a scenario finds it; else ./machines when it\n"
            "exists, else the installed ones in %s), one\n"
            "line each: name, CPUs, core types and description. A scenario names a machine by\n"
            "its file name without .ini. Each file is fully validated; a broken one is\n"
@@ -79,9 +80,27 @@ struct hw_machine *cli_machine_load(const char *path, struct diag *d)
     return m;
 }
 
-/* Prints every machine file in dir; EXIT_BAD_INPUT when dir cannot be read
- * or a file is broken (each said on stderr), else 0. */
-static int machines_list(const char *dir)
+static void machines_free_names(char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Whether name is in names[n]. */
+static bool machines_seen(char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* Prints every machine file in dir whose name is not in seen[*nseen] (a
+ * directory earlier in the search path holds it: that one is what a
+ * scenario gets), adding the names to seen. EXIT_BAD_INPUT when dir cannot
+ * be read or a file is broken (each said on stderr), else 0. */
+static int machines_list(const char *dir, char ***seen, int *nseen)
 {
     int n;
     char **names = machines_scan(dir, &n);
@@ -91,6 +110,10 @@ static int machines_list(const char *dir)
     }
     int rc = 0;
     for (int i = 0; i < n; i++) {
+        if (machines_seen(*seen, *nseen, names[i])) {
+            free(names[i]);
+            continue;
+        }
         char *path = xasprintf("%s/%s", dir, names[i]);
         struct diag d = { 0 };
         struct hw_machine *m = cli_machine_load(path, &d);
@@ -100,9 +123,25 @@ static int machines_list(const char *dir)
         else
             fprintf(stderr, "%s\n", d.msg), rc = EXIT_BAD_INPUT;
         hw_machine_free(m);
-        free(names[i]);
+        *seen = xreallocarray(*seen, (size_t)*nseen + 1, sizeof **seen);
+        (*seen)[(*nseen)++] = names[i];
     }
     free(names);
+    return rc;
+}
+
+/* machines_list over each directory of the colon-separated dirs, in order
+ * (empty entries skipped). */
+static int machines_list_dirs(const char *dirs)
+{
+    char **seen = NULL;
+    int nseen = 0, rc = 0;
+    char *copy = xstrdup(dirs);
+    for (char *save = NULL, *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+        if (machines_list(d, &seen, &nseen) != 0)
+            rc = EXIT_BAD_INPUT;
+    free(copy);
+    machines_free_names(seen, nseen);
     return rc;
 }
 
@@ -128,9 +167,16 @@ static int machines_main(int argc, char **argv)
         fprintf(stderr, "pmlab machines: unexpected argument '%s'\n", argv[optind]);
         return EXIT_BAD_INPUT;
     }
-    char *default_dir = dir ? NULL : scn_machine_list_dir();
-    int rc = machines_list(dir ? dir : default_dir);
-    free(default_dir);
+    if (dir) { /* one directory, as given */
+        char **seen = NULL;
+        int nseen = 0;
+        int rc = machines_list(dir, &seen, &nseen);
+        machines_free_names(seen, nseen);
+        return rc;
+    }
+    char *dirs = scn_machine_list_dirs();
+    int rc = machines_list_dirs(dirs);
+    free(dirs);
     return rc;
 }
 

@@ -35,7 +35,7 @@ char *scn_machine_search_path(const char *scenario_path)
     return dirs;
 }
 
-char *scn_machine_list_dir(void)
+char *scn_machine_list_dirs(void)
 {
     const char *env = getenv("PMLAB_MACHINES");
     if (env)

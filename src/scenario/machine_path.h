@@ -13,10 +13,10 @@
  * hw_machine_find_path, and name it in "not found" messages). */
 char *scn_machine_search_path(const char *scenario_path);
 
-/* The directory pmlab machines lists by default: $PMLAB_MACHINES when set,
- * else ./machines when it exists (a checkout), else the installed
- * machines. Never NULL; the caller frees it. */
-char *scn_machine_list_dir(void);
+/* The directories pmlab machines lists by default, colon-separated: those
+ * of $PMLAB_MACHINES when set, else ./machines when it exists (a checkout),
+ * else the installed machines. Never NULL; the caller frees it. */
+char *scn_machine_list_dirs(void);
 
 /* The installed machines' directory, PREFIX/share/pmlab/machines (PREFIX as
  * make compiled it in); a static string. */

@@ -190,6 +190,15 @@ ok "steady state: MSER-5 warns when the warm-up is shorter than the transient"
 "$P" machines >"$T/m" || fail "machines"
 for m in skx-2s adl-desktop rpl-h; do grep -q "^$m " "$T/m" || fail "machines lacks $m"; done
 grep -q '^skx-2s *112 CPUs' "$T/m" || fail "skx-2s should have 112 CPUs"
+# $PMLAB_MACHINES is colon-separated: each directory listed, a name once
+# (the first directory's, as a scenario finds it).
+mkdir "$T/ma" "$T/mb"
+cp machines/skx-2s.ini "$T/ma/"
+sed 's/^description = .*/description = from mb/' machines/skx-2s.ini >"$T/mb/skx-2s.ini"
+cp machines/juno-r0.ini "$T/mb/"
+PMLAB_MACHINES="$T/ma:$T/mb" "$P" machines >"$T/m2" 2>"$T/e" || fail "machines, two dirs: $(cat "$T/e")"
+[ "$(wc -l <"$T/m2")" -eq 2 ] && grep -q '^juno-r0 ' "$T/m2" && ! grep -q 'from mb' "$T/m2" ||
+    fail "machines, PMLAB_MACHINES=A:B: $(cat "$T/m2")"
 "$P" params >"$T/p" || fail "params"
 for k in cpuidle.governor cpuidle.off idle CONFIG_HZ cpu_dma_latency pm_qos_resume_latency_us \
          cpuidle.state_disable; do
