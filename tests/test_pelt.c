@@ -132,6 +132,25 @@ static void test_unit_grid(void **state)
     assert_int_equal(sa.util_sum, 2 * 1024);
 }
 
+/* load_avg = weight x load_sum / divider, whether that product fits in 32
+ * bits (a task, or a runqueue of a few tasks) or not (200 tasks queued):
+ * the quotient is the 64-bit division's. */
+static void test_load_avg_wide(void **state)
+{
+    (void)state;
+    struct sched_avg rq = { 0 }, se = { 0 };
+    for (sim_time_t t = 0; t <= 1000 * 1000 * 1000; t += 997 * 1000) {
+        pelt_update_load_avg(&rq, t, 200 * 1024, true, 1);
+        pelt_update_load_avg(&se, t, 1, true, 1024);
+    }
+    assert_true(rq.load_sum > UINT32_MAX);
+    assert_int_equal(rq.load_avg, rq.load_sum / pelt_divider(&rq));
+    assert_true(rq.load_avg >= 200 * 1020 && rq.load_avg <= 200 * 1030);
+    assert_true(1024 * se.load_sum <= UINT32_MAX);
+    assert_int_equal(se.load_avg, 1024 * se.load_sum / pelt_divider(&se));
+    assert_true(se.load_avg >= 1020 && se.load_avg <= 1024);
+}
+
 /* attach: sums from averages on the runqueue's grid. */
 static void test_attach(void **state)
 {
@@ -156,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_period_boundary),
         cmocka_unit_test(test_unit_grid),
         cmocka_unit_test(test_attach),
+        cmocka_unit_test(test_load_avg_wide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

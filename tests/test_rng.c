@@ -13,6 +13,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "sim/rng.h"
 
 #define N_DRAWS 100000
@@ -223,6 +225,34 @@ static void test_lognormal_moments(void **state)
     sim_rng_destroy(&r);
 }
 
+/* A prepared sim_lognormal hands out the very doubles of the per-draw solve
+ * (log1p, log, sqrt of (mean, cv) then gsl_ran_lognormal on the same stream),
+ * and a constant one draws nothing. */
+static void test_lognormal_prepared_same_draws(void **state)
+{
+    (void)state;
+    struct sim_rng a, b;
+    sim_rng_init(&a, &base_key);
+    sim_rng_init(&b, &base_key);
+    const double means[] = { 800e3, 12.5, 3e6 }, cvs[] = { 0.5, 1.7, 0.01 };
+    for (int k = 0; k < 3; k++) {
+        struct sim_lognormal ln;
+        sim_lognormal_init(&ln, means[k], cvs[k]);
+        double sigma2 = log1p(cvs[k] * cvs[k]);
+        for (int i = 0; i < 1000; i++) {
+            double x = sim_rng_lognormal(&a, &ln);
+            double y = gsl_ran_lognormal(b.r, log(means[k]) - sigma2 / 2.0, sqrt(sigma2));
+            assert_memory_equal(&x, &y, sizeof x);
+        }
+    }
+    struct sim_lognormal c;
+    sim_lognormal_init(&c, 7.0, 0.0);
+    assert_true(sim_rng_lognormal(&a, &c) == 7.0);
+    assert_true(sim_rng_uniform(&a) == sim_rng_uniform(&b));
+    sim_rng_destroy(&a);
+    sim_rng_destroy(&b);
+}
+
 static void test_below(void **state)
 {
     (void)state;
@@ -261,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_uniform_range_and_mean),
         cmocka_unit_test(test_exp_moments),
         cmocka_unit_test(test_lognormal_moments),
+        cmocka_unit_test(test_lognormal_prepared_same_draws),
         cmocka_unit_test(test_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,15 +115,30 @@ double sim_rng_exp(struct sim_rng *rng, double mean)
     return rng_out(rng, -mean * log(1.0 - gsl_rng_uniform(rng->r)));
 }
 
-double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv)
+void sim_lognormal_init(struct sim_lognormal *ln, double mean, double cv)
 {
-    if (cv <= 0.0)
-        return mean;
+    *ln = (struct sim_lognormal){ .mean = mean, .constant = cv <= 0.0 };
+    if (ln->constant)
+        return;
     /* For X = exp(N(mu, sigma^2)): E X = exp(mu + sigma^2/2) and
      * CV^2 = exp(sigma^2) - 1, solved for mu and sigma. */
     double sigma2 = log1p(cv * cv);
-    double mu = log(mean) - sigma2 / 2.0;
-    return rng_out(rng, gsl_ran_lognormal(rng->r, mu, sqrt(sigma2)));
+    ln->mu = log(mean) - sigma2 / 2.0;
+    ln->sigma = sqrt(sigma2);
+}
+
+double sim_rng_lognormal(struct sim_rng *rng, const struct sim_lognormal *ln)
+{
+    if (ln->constant)
+        return ln->mean;
+    return rng_out(rng, gsl_ran_lognormal(rng->r, ln->mu, ln->sigma));
+}
+
+double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv)
+{
+    struct sim_lognormal ln;
+    sim_lognormal_init(&ln, mean, cv);
+    return sim_rng_lognormal(rng, &ln);
 }
 
 /* 64 random bits from two 32-bit mt19937 outputs. */

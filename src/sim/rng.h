@@ -10,6 +10,7 @@
 #ifndef PMLAB_SIM_RNG_H
 #define PMLAB_SIM_RNG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
@@ -51,6 +52,23 @@ double sim_rng_exp(struct sim_rng *rng, double mean);
 /* Lognormal with the given mean and coefficient of variation (stddev/mean).
  * cv <= 0 returns mean without drawing, so callers need no special case. */
 double sim_rng_lognormal_mean_cv(struct sim_rng *rng, double mean, double cv);
+
+/* A lognormal's parameters solved once from (mean, cv), for a workload that
+ * draws from the same distribution on every event: the log, log1p and sqrt
+ * of sim_rng_lognormal_mean_cv are paid at set-up, not per draw. */
+struct sim_lognormal {
+    double mean;    /* returned as is when constant */
+    double mu;      /* E log X */
+    double sigma;   /* stddev of log X */
+    bool constant;  /* cv <= 0: no draw */
+};
+
+/* Solve (mean, cv) as sim_rng_lognormal_mean_cv does, with the same
+ * arithmetic, so that sim_rng_lognormal(rng, &ln) returns the very doubles
+ * sim_rng_lognormal_mean_cv(rng, mean, cv) would. */
+void sim_lognormal_init(struct sim_lognormal *ln, double mean, double cv);
+/* One draw from ln (none if ln is constant: its mean). */
+double sim_rng_lognormal(struct sim_rng *rng, const struct sim_lognormal *ln);
 /* Uniform integer in [0, n). */
 uint64_t sim_rng_below(struct sim_rng *rng, uint64_t n);
 

@@ -70,6 +70,7 @@ struct fio_run {
     const struct fio_config *cfg;
     struct fio_io *io;        /* [jobs * iodepth] */
     struct kvm_iothread iothread;
+    struct sim_lognormal dev_lat;  /* drive service time, ns (dev_lat_us, dev_lat_cv) */
     struct sim_hist *lat;
     struct sim_steady steady;  /* completions over the whole run, for MSER-5 */
     sim_time_t measure_start_ns;
@@ -128,8 +129,7 @@ static void fio_host_done(struct world *w, struct kvm_io_req *r)
         return;
     }
     io->irq_cpu = kvm_iothread_cpu(&run->iothread);
-    double lat_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE],
-                                              cfg->dev_lat_us * 1000.0, cfg->dev_lat_cv);
+    double lat_ns = sim_rng_lognormal(&w->rng[WORLD_STREAM_SERVICE], &run->dev_lat);
     lat_ns += (double)cfg->bs_kb * 1024.0 / (cfg->dev_bw_mbps * 1e6) * 1e9;
     sim_event_schedule(&w->q, &io->dev_ev, w->q.now_ns + 1 + (sim_time_t)lat_ns);
 }
@@ -198,6 +198,7 @@ static int fio_run_point(struct world *w, const void *cfgp, int load_point,
         return -1;
     }
     struct fio_run run = { .cfg = cfg };
+    sim_lognormal_init(&run.dev_lat, cfg->dev_lat_us * 1000.0, cfg->dev_lat_cv);
     int nio = (int)(cfg->jobs * cfg->iodepth);
     run.io = xcalloc((size_t)nio, sizeof *run.io);
     run.lat = xmalloc(sizeof *run.lat);

@@ -291,6 +291,7 @@ struct jbb_run {
     int nworkers, nidle, nbusy;
     int nstarted;                   /* threads that ran their start (jbb_start_threads) */
     double ir_jops;                 /* current injection rate, 0 = stopped */
+    struct sim_lognormal segment;   /* segment work, ns (segment_us, segment_cv) */
     bool tagging;
     struct sim_event arrival_ev;
     struct jbb_gc gc;
@@ -325,22 +326,27 @@ static void jbb_tx_release(struct jbb_run *run, struct jbb_tx *t)
 
 static double jbb_segment_ns(struct jbb_run *run)
 {
-    double mean_ns = run->cfg->segment_us * 1000.0;
-    return sim_rng_lognormal_mean_cv(&run->w->rng[WORLD_STREAM_SERVICE], mean_ns,
-                                     run->cfg->segment_cv);
+    return sim_rng_lognormal(&run->w->rng[WORLD_STREAM_SERVICE], &run->segment);
+}
+
+/* i mod cap for 0 <= i < 2 cap: the ring's indices (q_head < cap, q_len <=
+ * cap) need one subtraction, not a 64-bit division per hand-off. */
+static int64_t jbb_ring_wrap(int64_t i, int64_t cap)
+{
+    return i >= cap ? i - cap : i;
 }
 
 static void jbb_queue_push(struct jbb_run *run, int32_t tx)
 {
     int64_t cap = run->cfg->max_inflight;
-    run->queue[(run->q_head + run->q_len) % cap] = tx;
+    run->queue[jbb_ring_wrap(run->q_head + run->q_len, cap)] = tx;
     run->q_len++;
 }
 
 static int32_t jbb_queue_pop(struct jbb_run *run)
 {
     int32_t tx = run->queue[run->q_head];
-    run->q_head = (run->q_head + 1) % run->cfg->max_inflight;
+    run->q_head = jbb_ring_wrap(run->q_head + 1, run->cfg->max_inflight);
     run->q_len--;
     return tx;
 }
@@ -723,6 +729,7 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
     memset(run, 0, sizeof *run);
     run->w = w;
     run->cfg = cfg;
+    sim_lognormal_init(&run->segment, cfg->segment_us * 1000.0, cfg->segment_cv);
     int ncpus = w->machine->ncpus;
     run->tx = xcalloc((size_t)cfg->max_inflight, sizeof *run->tx);
     run->tx_free = JBB_NO_TX;

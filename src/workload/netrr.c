@@ -56,6 +56,7 @@ struct netrr_run {
     const struct netrr_config *cfg;
     struct netrr_stream *st;  /* [streams] */
     struct kvm_iothread vhost;
+    struct sim_lognormal rtt_dist; /* round trip on the wire, ns (rtt_us, rtt_cv) */
     struct sim_hist *rtt;
     struct sim_steady steady; /* transactions over the whole run, for MSER-5 */
     sim_time_t measure_start_ns;
@@ -106,8 +107,7 @@ static void netrr_host_done(struct world *w, struct kvm_io_req *r)
         return;
     }
     s->irq_cpu = kvm_iothread_cpu(&run->vhost);
-    double rtt_ns = sim_rng_lognormal_mean_cv(&w->rng[WORLD_STREAM_SERVICE], cfg->rtt_us * 1000.0,
-                                              cfg->rtt_cv);
+    double rtt_ns = sim_rng_lognormal(&w->rng[WORLD_STREAM_SERVICE], &run->rtt_dist);
     sim_event_schedule(&w->q, &s->wire_ev, w->q.now_ns + 1 + (sim_time_t)rtt_ns);
 }
 
@@ -159,6 +159,7 @@ static int netrr_run_point(struct world *w, const void *cfgp, int load_point,
         return -1;
     }
     struct netrr_run run = { .cfg = cfg };
+    sim_lognormal_init(&run.rtt_dist, cfg->rtt_us * 1000.0, cfg->rtt_cv);
     run.st = xcalloc((size_t)cfg->streams, sizeof *run.st);
     run.rtt = xmalloc(sizeof *run.rtt);
     sim_hist_init(run.rtt);

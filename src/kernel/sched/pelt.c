@@ -62,16 +62,27 @@ static uint64_t pelt_accumulate_sum(struct sched_avg *sa, uint64_t delta, unsign
     return periods;
 }
 
+/* n / d, exactly. A 64-bit dividend that fits in 32 bits (every task's
+ * weight x load_sum, a runqueue's up to ~87 tasks) takes the 32-bit divide,
+ * several times cheaper on x86 than the 64-bit one; the quotient is the
+ * same integer either way. */
+static uint64_t pelt_div_u64_u32(uint64_t n, uint32_t d)
+{
+    if (n <= UINT32_MAX)
+        return (uint32_t)n / d;
+    return n / d;
+}
+
 /* ___update_load_avg */
 static void pelt_update_avgs(struct sched_avg *sa, unsigned long weight)
 {
     uint32_t divider = pelt_divider(sa);
-    sa->load_avg = (unsigned long)(weight * sa->load_sum / divider);
+    sa->load_avg = (unsigned long)pelt_div_u64_u32(weight * sa->load_sum, divider);
     sa->util_avg = sa->util_sum / divider;
 }
 
-bool pelt_update_load_avg(struct sched_avg *sa, sim_time_t now_ns, unsigned long load, bool running,
-                 unsigned long weight)
+bool pelt_update_load_avg_slow(struct sched_avg *sa, sim_time_t now_ns, unsigned long load,
+                               bool running, unsigned long weight)
 {
     sim_time_t delta_ns = now_ns - sa->last_update_ns;
     if (delta_ns < 0) {

@@ -54,8 +54,19 @@ static inline uint32_t pelt_divider(const struct sched_avg *sa)
  * weight) and running into sa, then, if a period boundary passed, its
  * averages (load_avg from weight x load_sum). Returns whether they changed
  * (___update_load_sum then ___update_load_avg). */
-bool pelt_update_load_avg(struct sched_avg *sa, sim_time_t now_ns, unsigned long load, bool running,
-                 unsigned long weight);
+bool pelt_update_load_avg_slow(struct sched_avg *sa, sim_time_t now_ns, unsigned long load,
+                               bool running, unsigned long weight);
+/* Inline for the common call that finds less than one 1024 ns unit since
+ * the last update (a runqueue synced twice in one event): the kernel's
+ * "delta >>= 10; if (!delta) return 0", without the call. */
+static inline bool pelt_update_load_avg(struct sched_avg *sa, sim_time_t now_ns, unsigned long load,
+                                        bool running, unsigned long weight)
+{
+    sim_time_t delta_ns = now_ns - sa->last_update_ns;
+    if (delta_ns >= 0 && delta_ns < ((sim_time_t)1 << PELT_UNIT_SHIFT))
+        return false;
+    return pelt_update_load_avg_slow(sa, now_ns, load, running, weight);
+}
 /* Whether a period boundary passed since sa's last update: only then can
  * pelt_update_load_avg change its averages. */
 static inline bool pelt_period_ended(const struct sched_avg *sa, sim_time_t now_ns)
