@@ -8,7 +8,9 @@
  * for the threads of a server blocked in epoll_wait on one epoll file
  * (ep_poll queues each waiter at the head of the wait queue with
  * __add_wait_queue_exclusive, and a wake-one wakes the head): the thread
- * whose cache is warmest. Work that finds no sleeping worker waits in a FIFO
+ * whose cache is warmest. (A pool sleeping on a pthread condition variable
+ * would wake the oldest waiter instead: futex waiters queue by priority, then
+ * in arrival order.) Work that finds no sleeping worker waits in a FIFO
  * that busy workers drain when they finish, oldest first. Who wakes whom and
  * from which CPU stays the workload's: the pool only says which. */
 #ifndef PMLAB_WORKLOAD_POOL_H
