@@ -102,6 +102,7 @@
 
 #include "sim/hist.h"
 #include "util/xalloc.h"
+#include "workload/pool.h"
 #include "workload/workload.h"
 #include "world.h"
 #include "util/container.h"
@@ -284,11 +285,9 @@ struct jbb_run {
     struct jbb_tx *tx;              /* [max_inflight] */
     int32_t tx_free;
     int64_t inflight;
-    int32_t *queue;                 /* FIFO ring of transactions waiting for a worker */
-    int64_t q_head, q_len;
+    struct wl_pool pool;            /* parked workers, transactions waiting for one */
     struct jbb_worker *worker;      /* [nworkers] */
-    int32_t *idle;                  /* stack of parked workers */
-    int nworkers, nidle, nbusy;
+    int nworkers, nbusy;
     int nstarted;                   /* threads that ran their start (jbb_start_threads) */
     double ir_jops;                 /* current injection rate, 0 = stopped */
     struct sim_lognormal segment;   /* segment work, ns (segment_us, segment_cv) */
@@ -329,28 +328,6 @@ static double jbb_segment_ns(struct jbb_run *run)
     return sim_rng_lognormal(&run->w->rng[WORLD_STREAM_SERVICE], &run->segment);
 }
 
-/* i mod cap for 0 <= i < 2 cap: the ring's indices (q_head < cap, q_len <=
- * cap) need one subtraction, not a 64-bit division per hand-off. */
-static int64_t jbb_ring_wrap(int64_t i, int64_t cap)
-{
-    return i >= cap ? i - cap : i;
-}
-
-static void jbb_queue_push(struct jbb_run *run, int32_t tx)
-{
-    int64_t cap = run->cfg->max_inflight;
-    run->queue[jbb_ring_wrap(run->q_head + run->q_len, cap)] = tx;
-    run->q_len++;
-}
-
-static int32_t jbb_queue_pop(struct jbb_run *run)
-{
-    int32_t tx = run->queue[run->q_head];
-    run->q_head = jbb_ring_wrap(run->q_head + 1, run->cfg->max_inflight);
-    run->q_len--;
-    return tx;
-}
-
 /* Start worker wk (asleep) on the next segment of transaction tx, woken
  * from waker_cpu. */
 static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t tx, int waker_cpu)
@@ -364,26 +341,25 @@ static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t
  * collection is pending or running, everything queues. */
 static void jbb_dispatch(struct jbb_run *run, int32_t tx, int waker_cpu)
 {
-    if (run->gc.phase == JBB_GC_OFF && run->nidle > 0) {
-        struct jbb_worker *wk = &run->worker[run->idle[--run->nidle]];
-        jbb_worker_start(run, wk, tx, waker_cpu);
-        return;
-    }
-    jbb_queue_push(run, tx);
+    int32_t i = run->gc.phase == JBB_GC_OFF ? wl_pool_wake_one(&run->pool) : WL_POOL_NONE;
+    if (i != WL_POOL_NONE)
+        jbb_worker_start(run, &run->worker[i], tx, waker_cpu);
+    else
+        wl_pool_queue_push(&run->pool, tx);
 }
 
 static void jbb_worker_park(struct jbb_run *run, struct jbb_worker *wk)
 {
     wk->tx = JBB_NO_TX;
-    run->idle[run->nidle++] = (int32_t)(wk - run->worker);
+    wl_pool_sleep(&run->pool, (int32_t)(wk - run->worker));
 }
 
 /* Wake parked workers for queued transactions (after a collection). */
 static void jbb_workers_resume(struct jbb_run *run, int waker_cpu)
 {
-    while (run->nidle > 0 && run->q_len > 0) {
-        struct jbb_worker *wk = &run->worker[run->idle[--run->nidle]];
-        jbb_worker_start(run, wk, jbb_queue_pop(run), waker_cpu);
+    while (run->pool.nsleeping > 0 && run->pool.q_len > 0) {
+        struct jbb_worker *wk = &run->worker[wl_pool_wake_one(&run->pool)];
+        jbb_worker_start(run, wk, wl_pool_queue_pop(&run->pool), waker_cpu);
     }
 }
 
@@ -503,8 +479,8 @@ static void jbb_worker_done(struct world *w, struct task *task)
         jbb_tx_complete(run, t);
     else
         jbb_dispatch(run, wk->tx, task->prev_cpu);
-    if (run->gc.phase == JBB_GC_OFF && run->q_len > 0) {
-        jbb_worker_start(run, wk, jbb_queue_pop(run), task->prev_cpu);
+    if (run->gc.phase == JBB_GC_OFF && run->pool.q_len > 0) {
+        jbb_worker_start(run, wk, wl_pool_queue_pop(&run->pool), task->prev_cpu);
         return;
     }
     jbb_worker_park(run, wk);
@@ -737,10 +713,9 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
         run->tx[i].next_free = run->tx_free;
         run->tx_free = (int32_t)i;
     }
-    run->queue = xcalloc((size_t)cfg->max_inflight, sizeof *run->queue);
     run->nworkers = cfg->workers > 0 ? (int)cfg->workers : ncpus;
     run->worker = xcalloc((size_t)run->nworkers, sizeof *run->worker);
-    run->idle = xcalloc((size_t)run->nworkers, sizeof *run->idle);
+    wl_pool_init(&run->pool, run->nworkers, cfg->max_inflight);
     /* Parked in reverse so that worker 0 is woken first. */
     for (int i = run->nworkers - 1; i >= 0; i--)
         jbb_worker_park(run, &run->worker[i]);
@@ -765,9 +740,8 @@ static void jbb_teardown(struct jbb_run *run)
     run->w->wl_state = NULL;
     free(run->win.rt);
     free(run->gc.thr);
-    free(run->idle);
+    wl_pool_destroy(&run->pool);
     free(run->worker);
-    free(run->queue);
     free(run->tx);
     free(run->steps);
 }
