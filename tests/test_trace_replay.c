@@ -16,7 +16,7 @@
 #include "world_fixture.h"
 
 #define US 1000LL
-#define JUNO "tests/data/traces/juno-sched_load.trace.dat.gz"
+#define JUNO "scenarios/traces/juno-sched_load.trace.dat.gz"
 
 static int count_steps(const struct trace_model *m, enum trace_step_kind k)
 {

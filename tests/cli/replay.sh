@@ -7,7 +7,7 @@
 status() { # the command's exit status, stderr in $T/err
     set +e; "$@" >"$T/out" 2>"$T/err"; rc=$?; set -e; return 0
 }
-JUNO=$(pwd)/tests/data/traces/juno-sched_load.trace.dat.gz
+JUNO=$(pwd)/scenarios/traces/juno-sched_load.trace.dat.gz
 metric() { # metric variant: the mean from csv $T/r.csv
     awk -F, -v m="$1" -v v="$2" '$3 == v && $4 == m { print $7 }' "$T/r.csv"
 }
