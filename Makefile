@@ -224,6 +224,9 @@ install: $(B)/pmlab
 	install -m 755 $(B)/pmlab $(DESTDIR)$(PREFIX)/bin/pmlab
 	install -m 644 docs/pmlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmlab.1
 	install -m 644 machines/*.ini $(DESTDIR)$(DATADIR)/machines
+# The traces the scenarios replay, named relative to them (traces/X).
+	install -d $(DESTDIR)$(DATADIR)/scenarios/traces
+	install -m 644 scenarios/traces/* $(DESTDIR)$(DATADIR)/scenarios/traces
 	install -m 644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios
 	install -m 644 scenarios/rtapp/*.json $(DESTDIR)$(DATADIR)/scenarios/rtapp
 

@@ -465,7 +465,8 @@ void trace_model_print(FILE *out, const struct trace_model *m)
             ", unknown %" PRIu64 " (from %s); device interrupts that woke no task %zu\n",
             m->nwake[TRACE_WAKER_TASK], m->nwake[TRACE_WAKER_TIMER], m->nwake[TRACE_WAKER_IRQ],
             m->nwake[TRACE_WAKER_UNKNOWN],
-            m->wake_event ? m->wake_event : "no wake-up events: every sleep replays as timed",
+            m->wake_event ? m->wake_event
+                          : "no wake-up events: every sleep replays as timed, as unknown_wake says",
             m->nirq);
     if (m->nlost)
         fprintf(out, "lost: %" PRIu64 " events (bursts and sleeps around them approximate)\n",

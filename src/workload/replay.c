@@ -14,10 +14,22 @@
  *    one burst;
  *  - a sleep woken by a timer replays as an hrtimer of the recorded length
  *    on the task's CPU, which the cpuidle governor sees in its sleep length;
- *    one woken by a device interrupt, or by something the trace does not
- *    say (no wake-up events), as a sleep of the recorded length that the
- *    governor cannot foresee, ended by an interrupt on the recorded CPU
- *    (mapped) or on the task's own CPU;
+ *    one woken by a device interrupt as a sleep of the recorded length that
+ *    the governor cannot foresee, ended by an interrupt on the recorded CPU
+ *    (mapped);
+ *  - a sleep whose waker the trace does not say (no wake-up events, as in a
+ *    trace recorded without sched_wakeup/sched_waking) replays as
+ *    `unknown_wake` says. menu and teo take the next timer event as the
+ *    sleep length (tick_nohz_get_sleep_length: the nearest hrtimer or timer
+ *    wheel expiry, or the tick while it runs), so a timer they see and a
+ *    wake-up they do not are different idle periods to them. `irq` (the
+ *    default): a wake-up the governor cannot foresee, ended by an interrupt
+ *    on the task's own CPU, as for a task woken by I/O or another CPU; the
+ *    governor's sleep length is the tick or a housekeeping timer and it
+ *    predicts only from its history. `timer`: an hrtimer of the recorded
+ *    length on the task's CPU, as for a periodic task sleeping on a timer
+ *    (an rt-app task, a clock_nanosleep loop): the governor's
+ *    sleep length is the recorded sleep, as for a recorded timer wake-up;
  *  - a wake-up by another task replays as a dependency: the wakee sleeps
  *    until the waker reaches that point of its own sequence (from the
  *    waker's CPU), however long that takes here; a fork starts the child
@@ -63,6 +75,7 @@ struct replay_config {
     char cpu_map[WL_TEXT_MAX]; /* machine CPU of each trace CPU, "" identity */
     char pin[WL_TEXT_MAX];     /* "none" or "recorded" */
     char work[WL_TEXT_MAX];    /* "frequency" or "wall" */
+    char unknown_wake[WL_TEXT_MAX]; /* "irq" or "timer": a sleep of unknown waker */
     int64_t loop;              /* runs of the trace */
     double timeout_x;          /* the run fails beyond this many recorded spans */
 };
@@ -77,6 +90,9 @@ static const struct wl_param replay_params[] = {
       "none: the scheduler places the tasks; recorded: each burst on its recorded CPU (mapped)" },
     { "work", WL_PARAM_TEXT, offsetof(struct replay_config, work), 0, 0, "frequency",
       "a burst's work: frequency (recorded time x recorded/top recorded frequency) or wall" },
+    { "unknown_wake", WL_PARAM_TEXT, offsetof(struct replay_config, unknown_wake), 0, 0, "irq",
+      "a sleep the trace does not say what woke: irq (a wake-up the cpuidle governor cannot "
+      "foresee) or timer (an hrtimer of the recorded length, in the governor's sleep length)" },
     { "loop", WL_PARAM_INT, offsetof(struct replay_config, loop), 1, 1e6, "1",
       "runs of the trace, back to back" },
     { "timeout_x", WL_PARAM_DOUBLE, offsetof(struct replay_config, timeout_x), 1, 1e4, "20",
@@ -112,6 +128,7 @@ struct rp_run {
     struct world *w;
     const struct replay_config *cfg;
     const struct trace_model *m;
+    bool unknown_timer;        /* unknown_wake = timer */
     int *map;                  /* [m->ncpus] machine CPU of each trace CPU */
     struct rp_task *t;
     int ntasks, nfinished;
@@ -324,6 +341,14 @@ static void rp_end_iteration(struct rp_run *run, struct rp_task *tk)
         rp_sleep_until(run, tk, next, true, -1);
 }
 
+/* Whether SLEEP step s replays as an hrtimer the governor sees: a recorded
+ * timer wake-up, or an unknown one with unknown_wake = timer. */
+static bool rp_sleep_on_timer(const struct rp_run *run, const struct trace_step *s)
+{
+    return s->waker == TRACE_WAKER_TIMER ||
+           (s->waker == TRACE_WAKER_UNKNOWN && run->unknown_timer);
+}
+
 /* Run tk's steps from pos until it runs work or sleeps (it is current). */
 static void rp_step(struct rp_run *run, struct rp_task *tk)
 {
@@ -349,7 +374,7 @@ static void rp_step(struct rp_run *run, struct rp_task *tk)
         case TRACE_STEP_SLEEP:
             tk->pos++;
             if (s->ns > 0) {
-                bool timer = s->waker == TRACE_WAKER_TIMER;
+                bool timer = rp_sleep_on_timer(run, s);
                 int from = s->waker == TRACE_WAKER_IRQ && s->cpu >= 0 ? run->map[s->cpu] : -1;
                 rp_sleep_until(run, tk, w->q.now_ns + s->ns, timer, from);
                 return;
@@ -521,7 +546,8 @@ static int replay_run_point(struct world *w, const void *cfgp, int load_point,
 {
     (void)load_point;
     const struct replay_config *cfg = cfgp;
-    struct rp_run run = { .w = w, .cfg = cfg, .m = rp_model(cfg) };
+    struct rp_run run = { .w = w, .cfg = cfg, .m = rp_model(cfg),
+                          .unknown_timer = strcmp(cfg->unknown_wake, "timer") == 0 };
     run.map = xcalloc((size_t)run.m->ncpus, sizeof *run.map);
     const char *key;
     if (rp_build_map(cfg, w->machine, run.map, &key, msg, msgsize) != 0) {
@@ -559,6 +585,9 @@ static int replay_validate(const void *cfgp, char *msg, size_t msgsize)
         return snprintf(msg, msgsize, "pin = %s: expected none or recorded", cfg->pin), -1;
     if (strcmp(cfg->work, "frequency") != 0 && strcmp(cfg->work, "wall") != 0)
         return snprintf(msg, msgsize, "work = %s: expected frequency or wall", cfg->work), -1;
+    if (strcmp(cfg->unknown_wake, "irq") != 0 && strcmp(cfg->unknown_wake, "timer") != 0)
+        return snprintf(msg, msgsize, "unknown_wake = %s: expected irq or timer",
+                        cfg->unknown_wake), -1;
     if (rp_model(cfg)->ntasks == 0)
         return snprintf(msg, msgsize, "%s: no task ran in the trace (only the idle task)",
                         cfg->trace->path), -1;

@@ -77,3 +77,13 @@ make -s V=rel B="$T/b" PREFIX=/opt/pmlab-test DESTDIR="$T/stage" uninstall >/dev
 [ ! -e "$T/stage/opt/pmlab-test/bin/pmlab" ] && [ ! -e "$T/stage/opt/pmlab-test/share/pmlab" ] ||
     fail "make uninstall left files"
 ok "make install DESTDIR= PREFIX=, make uninstall"
+
+# A scenario's trace (trace = traces/X, relative to the scenario) is
+# installed beside it: the installed replay-juno runs from any directory.
+[ -f "$I/share/pmlab/scenarios/traces/juno-sched_load.trace.dat.gz" ] ||
+    fail "make install: no share/pmlab/scenarios/traces/juno-sched_load.trace.dat.gz"
+cd "$T/elsewhere"
+"$I/bin/pmlab" run "$I/share/pmlab/scenarios/replay-juno.ini" --quick --reps 1 --quiet \
+    >out.txt 2>err.txt || fail "installed replay-juno from another directory: $(cat err.txt)"
+grep -q '^wu_lat_p99_us' out.txt || fail "installed replay-juno: no result"
+ok "installed replay-juno finds its trace in PREFIX/share/pmlab/scenarios/traces"

@@ -1,13 +1,14 @@
 #!/bin/sh
 # type = replay from the command line: the Juno trace's recorded busy time
-# comes back on a machine of identity speed; the shipped scenario runs; a
+# comes back on a machine of identity speed; the shipped scenario runs, and
+# its sleeps as timers (unknown_wake = timer) change menu's choices; a
 # trace without sched_switch, a CPU count that differs without a cpu_map,
 # and a bad cpu_map are exit 2 naming the file, line and what is wrong.
 . tests/lib.sh
 status() { # the command's exit status, stderr in $T/err
     set +e; "$@" >"$T/out" 2>"$T/err"; rc=$?; set -e; return 0
 }
-JUNO=$(pwd)/tests/data/traces/juno-sched_load.trace.dat.gz
+JUNO=$(pwd)/scenarios/traces/juno-sched_load.trace.dat.gz
 metric() { # metric variant: the mean from csv $T/r.csv
     awk -F, -v m="$1" -v v="$2" '$3 == v && $4 == m { print $7 }' "$T/r.csv"
 }
@@ -58,6 +59,23 @@ ok "identity speed: replayed busy = recorded busy ($busy vs $rec ms), frequency-
 [ -n "$(metric wu_lat_p99_us teo)" ] || fail "replay-juno: no wu_lat_p99_us for teo"
 ok "replay-juno runs (menu vs teo)"
 
+# unknown_wake: the Juno trace has no wake-up events, so every sleep's waker
+# is unknown. As an hrtimer (timer), menu sees each sleep's end in its sleep
+# length and seldom picks a state whose target residency the idle period
+# does not reach (above_pct); as a wake-up it cannot foresee (irq, the
+# default), its sleep length is the tick or a housekeeping timer and it
+# often does (--quick: about 36 % vs 4 %).
+menu_above() { # unknown_wake value: menu's above_pct on replay-juno --quick
+    "$P" run scenarios/replay-juno.ini --quick --variant menu --set workload.unknown_wake="$1" \
+        --quiet --format csv >"$T/r.csv" || fail "replay-juno unknown_wake = $1"
+    metric above_pct menu
+}
+above_irq=$(menu_above irq)
+above_timer=$(menu_above timer)
+awk -v i="$above_irq" -v t="$above_timer" 'BEGIN { exit !(i > 20 && t < i / 3) }' ||
+    fail "unknown_wake: menu's above share $above_timer % with timer vs $above_irq % with irq"
+ok "unknown_wake = timer: menu's above share $above_timer % vs $above_irq % with irq"
+
 # Bad input.
 sed -e 's/^cpu_map = .*$//' "$T/s.ini" >"$T/nomap.ini"
 status "$P" run "$T/nomap.ini" --quiet
@@ -80,7 +98,11 @@ sed -e 's/^pin = .*$//; s/^work = wall$/work = cycles/' "$T/s.ini" >"$T/work.ini
 status "$P" run "$T/work.ini" --quiet
 [ $rc -eq 2 ] && grep -q "work = cycles: expected frequency or wall" "$T/err" ||
     fail "work = cycles: exit $rc: $(cat "$T/err")"
-ok "bad input: no cpu_map for another CPU count, a cpu_map of the wrong length or CPUs, work: exit 2"
+sed -e 's/^pin = .*$//; s/^work = wall$/unknown_wake = io/' "$T/s.ini" >"$T/uw.ini"
+status "$P" run "$T/uw.ini" --quiet
+[ $rc -eq 2 ] && grep -q "unknown_wake = io: expected irq or timer" "$T/err" ||
+    fail "unknown_wake = io: exit $rc: $(cat "$T/err")"
+ok "bad input: no cpu_map for another CPU count, a cpu_map of the wrong length or CPUs, work, unknown_wake: exit 2"
 
 # A trace whose header lacks sched_switch (its format renamed in a copy).
 gzip -dc "$JUNO" | python3 -c '
