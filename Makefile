@@ -216,16 +216,15 @@ validate: pmlab
 
 # DESTDIR: a staging root (packaging); the paths compiled in are PREFIX's.
 # scenarios/rtapp holds the rt-app use cases that scenarios name relative to
-# themselves (file = rtapp/X.json), so it goes beside them.
+# themselves (file = rtapp/X.json), so it goes beside them; so do the traces
+# the replay scenarios name (trace = traces/X).
 install: $(B)/pmlab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(DATADIR)/machines $(DESTDIR)$(DATADIR)/scenarios \
-	    $(DESTDIR)$(DATADIR)/scenarios/rtapp
+	    $(DESTDIR)$(DATADIR)/scenarios/rtapp $(DESTDIR)$(DATADIR)/scenarios/traces
 	install -m 755 $(B)/pmlab $(DESTDIR)$(PREFIX)/bin/pmlab
 	install -m 644 docs/pmlab.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmlab.1
 	install -m 644 machines/*.ini $(DESTDIR)$(DATADIR)/machines
-# The traces the scenarios replay, named relative to them (traces/X).
-	install -d $(DESTDIR)$(DATADIR)/scenarios/traces
 	install -m 644 scenarios/traces/* $(DESTDIR)$(DATADIR)/scenarios/traces
 	install -m 644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios
 	install -m 644 scenarios/rtapp/*.json $(DESTDIR)$(DATADIR)/scenarios/rtapp
