@@ -107,31 +107,53 @@ static void menu_update_intervals(struct menu_device *data, unsigned interval_us
         data->interval_ptr = 0;
 }
 
+/* x / n for a sample count n of 1..MENU_INTERVALS. Each case divides by a
+ * constant, which the compiler turns into a multiply and shift that is exact
+ * for every x; the plain x / n is a 64-bit divide instruction, and
+ * get_typical_interval needs two per pass on every select. */
+static uint64_t menu_div_count(uint64_t x, unsigned n)
+{
+    _Static_assert(MENU_INTERVALS == 8, "menu_div_count: one case per sample count");
+    switch (n) {
+    case 1: return x;
+    case 2: return x / 2;
+    case 3: return x / 3;
+    case 4: return x / 4;
+    case 5: return x / 5;
+    case 6: return x / 6;
+    case 7: return x / 7;
+    default: return x / 8;
+    }
+}
+
 /* Mean and variance (µs, µs²) of the samples strictly inside (lo, hi); the
  * sample count goes to *n, the extremes to *min, *max. Unsigned arithmetic
- * wraps exactly as the kernel's does for absurd (UINT_MAX-sized) samples. */
+ * wraps exactly as the kernel's does for absurd (UINT_MAX-sized) samples.
+ * The loop is written without data-dependent branches (a sample outside the
+ * bounds adds 0 through a mask): the history is noisy, so branches on it are
+ * mispredicted, and the sums are the same integers either way. */
 static void menu_interval_stats(const struct menu_device *data, uint64_t lo, uint64_t hi,
                                 uint64_t *avg, uint64_t *variance, unsigned *n,
                                 unsigned *min, unsigned *max)
 {
     uint64_t sum = 0, sum_sq = 0;
-    *n = 0;
-    *min = UINT_MAX;
-    *max = 0;
+    bool no_lo = lo == UINT64_MAX;
+    unsigned count = 0, lowest = UINT_MAX, highest = 0;
     for (int i = 0; i < MENU_INTERVALS; i++) {
-        uint64_t v = data->intervals_us[i];
-        if ((lo != UINT64_MAX && v <= lo) || v >= hi)
-            continue;
-        (*n)++;
-        sum += v;
-        sum_sq += v * v;
-        if (v > *max)
-            *max = (unsigned)v;
-        if (v < *min)
-            *min = (unsigned)v;
+        unsigned v = data->intervals_us[i];
+        bool in = (no_lo | (v > lo)) & (v < hi);
+        uint64_t mask = 0 - (uint64_t)in;
+        count += in;
+        sum += v & mask;
+        sum_sq += ((uint64_t)v * v) & mask;
+        highest = in & (v > highest) ? v : highest;
+        lowest = in & (v < lowest) ? v : lowest;
     }
-    *avg = *n ? sum / *n : 0;
-    *variance = *n ? sum_sq / *n - *avg * *avg : 0;
+    *n = count;
+    *min = lowest;
+    *max = highest;
+    *avg = count ? menu_div_count(sum, count) : 0;
+    *variance = count ? menu_div_count(sum_sq, count) - *avg * *avg : 0;
 }
 
 /* get_typical_interval: the mean of the recent idle periods if they agree
@@ -209,16 +231,15 @@ static bool menu_state0_only(const struct cpuidle_driver *drv, const struct cpui
 
 /* A real state beats POLL when it is cheap (< 15 µs from v6.19), fits before
  * the timer and (older kernels) is within the latency limit. */
-static bool menu_poll_gives_way(const struct cpuidle_driver *drv, const struct cpuidle_device *dev,
-                                const struct menu_device *data, int idx, int i,
-                                int64_t latency_req_ns)
+static bool menu_poll_gives_way(const struct cpuidle_driver *drv, const struct menu_device *data,
+                                int idx, int i, int64_t latency_req_ns)
 {
     const struct cpuidle_state *s = &drv->states[i];
     if (!(drv->states[idx].flags & CPUIDLE_FLAG_POLLING))
         return false;
-    if (menu_poll_rule_capped(dev->kernel) && s->target_residency_ns >= RESIDENCY_THRESHOLD_NS)
+    if (data->poll_capped && s->target_residency_ns >= RESIDENCY_THRESHOLD_NS)
         return false;
-    if (!menu_latency_checked_first(dev->kernel) && s->exit_latency_ns > latency_req_ns)
+    if (!data->latency_first && s->exit_latency_ns > latency_req_ns)
         return false;
     return s->target_residency_ns <= data->next_timer_ns;
 }
@@ -252,7 +273,7 @@ static int menu_walk(const struct cpuidle_driver *drv, const struct cpuidle_devi
                      const struct menu_device *data, int64_t latency_req_ns,
                      int64_t delta_tick_ns, int64_t *predicted_ns, bool *done)
 {
-    bool latency_first = menu_latency_checked_first(dev->kernel);
+    bool latency_first = data->latency_first;
     int idx = -1;
     *done = false;
     for (int i = 0; i < drv->state_count; i++) {
@@ -269,7 +290,7 @@ static int menu_walk(const struct cpuidle_driver *drv, const struct cpuidle_devi
             idx = i;
             continue;
         }
-        if (menu_poll_gives_way(drv, dev, data, idx, i, latency_req_ns)) {
+        if (menu_poll_gives_way(drv, data, idx, i, latency_req_ns)) {
             *predicted_ns = s->target_residency_ns;
             return i;
         }
@@ -356,7 +377,7 @@ static int menu_select(const struct cpuidle_driver *drv, struct cpuidle_device *
     }
     if (dev->tick_stopped && predicted_ns < dev->tick_period_ns)
         predicted_ns = data->next_timer_ns;
-    else if (!dev->tick_stopped && !menu_latency_checked_first(dev->kernel) &&
+    else if (!dev->tick_stopped && !data->latency_first &&
              latency_req_ns > predicted_ns)
         latency_req_ns = predicted_ns;
 
@@ -377,12 +398,15 @@ static void menu_reflect(struct cpuidle_device *dev, int index)
     data->poll_wakeup = dev->poll_time_limit;
 }
 
-/* menu_enable_device: empty history, every factor 1.0. */
+/* menu_enable_device: empty history, every factor 1.0; the version rules of
+ * dev->kernel. */
 static int menu_enable_device(const struct cpuidle_driver *drv, struct cpuidle_device *dev)
 {
     (void)drv;
     struct menu_device *data = dev->governor_data;
     memset(data, 0, sizeof *data);
+    data->latency_first = menu_latency_checked_first(dev->kernel);
+    data->poll_capped = menu_poll_rule_capped(dev->kernel);
     for (int i = 0; i < MENU_BUCKETS; i++)
         data->correction_factor[i] = RESOLUTION * DECAY;
     return 0;
