@@ -107,53 +107,31 @@ static void menu_update_intervals(struct menu_device *data, unsigned interval_us
         data->interval_ptr = 0;
 }
 
-/* x / n for a sample count n of 1..MENU_INTERVALS. Each case divides by a
- * constant, which the compiler turns into a multiply and shift that is exact
- * for every x; the plain x / n is a 64-bit divide instruction, and
- * get_typical_interval needs two per pass on every select. */
-static uint64_t menu_div_count(uint64_t x, unsigned n)
-{
-    _Static_assert(MENU_INTERVALS == 8, "menu_div_count: one case per sample count");
-    switch (n) {
-    case 1: return x;
-    case 2: return x / 2;
-    case 3: return x / 3;
-    case 4: return x / 4;
-    case 5: return x / 5;
-    case 6: return x / 6;
-    case 7: return x / 7;
-    default: return x / 8;
-    }
-}
-
 /* Mean and variance (µs, µs²) of the samples strictly inside (lo, hi); the
  * sample count goes to *n, the extremes to *min, *max. Unsigned arithmetic
- * wraps exactly as the kernel's does for absurd (UINT_MAX-sized) samples.
- * The loop is written without data-dependent branches (a sample outside the
- * bounds adds 0 through a mask): the history is noisy, so branches on it are
- * mispredicted, and the sums are the same integers either way. */
+ * wraps exactly as the kernel's does for absurd (UINT_MAX-sized) samples. */
 static void menu_interval_stats(const struct menu_device *data, uint64_t lo, uint64_t hi,
                                 uint64_t *avg, uint64_t *variance, unsigned *n,
                                 unsigned *min, unsigned *max)
 {
     uint64_t sum = 0, sum_sq = 0;
-    bool no_lo = lo == UINT64_MAX;
-    unsigned count = 0, lowest = UINT_MAX, highest = 0;
+    *n = 0;
+    *min = UINT_MAX;
+    *max = 0;
     for (int i = 0; i < MENU_INTERVALS; i++) {
-        unsigned v = data->intervals_us[i];
-        bool in = (no_lo | (v > lo)) & (v < hi);
-        uint64_t mask = 0 - (uint64_t)in;
-        count += in;
-        sum += v & mask;
-        sum_sq += ((uint64_t)v * v) & mask;
-        highest = in & (v > highest) ? v : highest;
-        lowest = in & (v < lowest) ? v : lowest;
+        uint64_t v = data->intervals_us[i];
+        if ((lo != UINT64_MAX && v <= lo) || v >= hi)
+            continue;
+        (*n)++;
+        sum += v;
+        sum_sq += v * v;
+        if (v > *max)
+            *max = (unsigned)v;
+        if (v < *min)
+            *min = (unsigned)v;
     }
-    *n = count;
-    *min = lowest;
-    *max = highest;
-    *avg = count ? menu_div_count(sum, count) : 0;
-    *variance = count ? menu_div_count(sum_sq, count) - *avg * *avg : 0;
+    *avg = *n ? sum / *n : 0;
+    *variance = *n ? sum_sq / *n - *avg * *avg : 0;
 }
 
 /* get_typical_interval: the mean of the recent idle periods if they agree
