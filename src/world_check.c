@@ -88,6 +88,23 @@ static bool check_core_votes(const struct world *w, const struct hw_core *core)
     return s >= 0 && w->machine->types[core->type].cstates[s].cluster_domain;
 }
 
+/* The core's threads by mode, which hw_thread_set_mode keeps as they change. */
+static void check_core_counts(const struct world *w, int c)
+{
+    const struct hw_core *core = &w->machine->cores[c];
+    const struct hw_core_state *cs = &w->hw.core[c];
+    int awake = 0, run = 0, poll = 0;
+    for (int i = 0; i < core->nthreads; i++) {
+        enum hw_thread_mode md = w->hw.thr[core->cpus[i]].mode;
+        awake += md != HW_THREAD_IDLE;
+        run += md == HW_THREAD_RUN;
+        poll += md == HW_THREAD_POLL;
+    }
+    if (cs->nawake != awake || cs->nrun != run || cs->npoll != poll)
+        check_fail(w, "core %d counts %d awake, %d running, %d polling threads; there are "
+                   "%d, %d, %d", c, cs->nawake, cs->nrun, cs->npoll, awake, run, poll);
+}
+
 /* A core: the shallowest C-state of its threads, active if one is awake; a
  * cluster state only when every core of its cluster asks for one, else the
  * deepest core state below it (hw/cpu.h). */
@@ -107,6 +124,7 @@ static void check_core_state(const struct world *w, int c)
     if (w->hw.core[c].cstate != want)
         check_fail(w, "core %d is in C-state %d, its threads allow %d", c, w->hw.core[c].cstate,
                    want);
+    check_core_counts(w, c);
 }
 
 /* A package: the deepest package state every core of it allows, -1 if none. */

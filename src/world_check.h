@@ -15,8 +15,8 @@
  *  - events: simulated time never goes backwards and no event is scheduled
  *    in the past (sim_event_schedule checks that part);
  *  - C-states: a core is in the shallowest state of its threads (active if
- *    one is awake), a package in the deepest package state all its cores
- *    allow;
+ *    one is awake) and counts its awake, running and polling threads
+ *    right, a package in the deepest package state all its cores allow;
  *  - idle counters: each CPU's cpuidle usage counters grew by exactly the
  *    idle entries the idle loop counted and has closed (an entry open at the
  *    window's start counts once it closes), and no state's above or below

@@ -4,8 +4,9 @@
  * fails with NULL and the exact "FILE:LINE: message" (a loader that crashes or
  * names the wrong line is as useless as one that accepts the file); the
  * shipped machines load with the topology and latencies Linux and the sources
- * give; and the small helpers (find, calib, power, cstate index). Run from the
- * repository root. */
+ * give; and the small helpers (find, calib, power, cstate index), with the
+ * run-time state's use of them (hw/cpu.c: a core's power from its threads'
+ * modes, active power by frequency). Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hw/cpu.h"
 #include "hw/machine.h"
 
 #define FIXTURES "tests/data/machines/"
@@ -278,6 +280,48 @@ static void test_power_interpolation(void **state)
     hw_machine_free(m);
 }
 
+/* A core's power follows its threads' modes (cpu.c keeps counts of them, so
+ * a count that drifts shows here as a wrong power) and its frequency (from a
+ * table of hw_core_active_power_mw's values: exactly equal). skx-2s core 0
+ * holds cpus 0 and 56. */
+static void test_core_power_by_modes(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok("machines/skx-2s.ini");
+    const struct hw_core_type *t = &m->types[0];
+    struct hw_state hw;
+    hw_state_init(&hw, m);
+    const struct hw_core_state *cs = &hw.core[0];
+    double active = hw_core_active_power_mw(t, t->base_mhz);
+    double poll = active * hw_machine_calib(m, "poll_power_ratio");
+    assert_true(cs->power_mw == active);                   /* both start running */
+    hw_thread_set_mode(&hw, 0, HW_THREAD_POLL, 0, 10);
+    assert_true(cs->power_mw == active);                   /* one still runs */
+    hw_thread_set_mode(&hw, 56, HW_THREAD_IDLE, 1, 20);
+    assert_true(cs->power_mw == poll);
+    hw_thread_set_mode(&hw, 0, HW_THREAD_IDLE, 2, 30);
+    assert_int_equal(cs->cstate, 1);                       /* the shallower request */
+    assert_true(cs->power_mw == t->cstates[1].core_power_mw);
+    hw_thread_set_mode(&hw, 56, HW_THREAD_WAKE, 1, 40);
+    assert_int_equal(cs->cstate, -1);
+    assert_true(cs->power_mw == t->cstates[0].core_power_mw); /* an exit: C1's power */
+    hw_thread_set_mode(&hw, 56, HW_THREAD_POLL, 0, 50);
+    assert_true(cs->power_mw == poll);
+    hw_thread_set_mode(&hw, 0, HW_THREAD_RUN, 0, 60);
+    hw_thread_set_mode(&hw, 56, HW_THREAD_RUN, 0, 60);
+    assert_int_equal(cs->nawake, 2);
+    assert_int_equal(cs->nrun, 2);
+    assert_int_equal(cs->npoll, 0);
+    /* Every MHz of the range and beyond it, clamped as the function does. */
+    const uint32_t mhz[] = { 100, t->min_mhz, 1234, t->base_mhz + 1, t->max_mhz, 9999 };
+    for (size_t i = 0; i < sizeof mhz / sizeof mhz[0]; i++) {
+        hw_core_set_mhz(&hw, 0, mhz[i], 100 + (sim_time_t)i);
+        assert_true(cs->power_mw == hw_core_active_power_mw(t, mhz[i]));
+    }
+    hw_state_destroy(&hw);
+    hw_machine_free(m);
+}
+
 /* Split numbering on a hybrid: the thread-0 round covers every core of both
  * packages (E-cores included), the thread-1 round only the SMT cores. */
 static void test_split_hybrid(void **state)
@@ -449,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_minimal_values),
         cmocka_unit_test(test_juno_r0),
         cmocka_unit_test(test_power_interpolation),
+        cmocka_unit_test(test_core_power_by_modes),
         cmocka_unit_test(test_split_hybrid),
         cmocka_unit_test(test_skx_2s),
         cmocka_unit_test(test_adl_desktop),

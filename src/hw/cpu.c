@@ -67,6 +67,40 @@ static void hw_pkg_count_core(struct hw_state *hw, const struct hw_core *core, i
                     hw_core_allows_pkgstate(hw, core->type, from, p);
 }
 
+/* Widest frequency range (MHz) tabulated per core type: 64 K entries,
+ * 512 KiB; real parts span a few thousand MHz. */
+#define HW_ACTIVE_TABLE_MAX_MHZ 65536u
+
+/* Tabulate hw_core_active_power_mw over each core type's range: the same
+ * function at every MHz, so a lookup returns exactly what a call would. */
+static void hw_tabulate_active_power(struct hw_state *hw)
+{
+    const struct hw_machine *m = hw->m;
+    hw->active_mw_by_mhz = xcalloc((size_t)m->ntypes, sizeof *hw->active_mw_by_mhz);
+    for (int ty = 0; ty < m->ntypes; ty++) {
+        const struct hw_core_type *t = &m->types[ty];
+        if (t->max_mhz < t->min_mhz || t->max_mhz - t->min_mhz >= HW_ACTIVE_TABLE_MAX_MHZ)
+            continue;
+        size_t n = (size_t)(t->max_mhz - t->min_mhz) + 1;
+        double *tab = xcalloc(n, sizeof *tab);
+        for (size_t i = 0; i < n; i++)
+            tab[i] = hw_core_active_power_mw(t, t->min_mhz + (uint32_t)i);
+        hw->active_mw_by_mhz[ty] = tab;
+    }
+}
+
+/* hw_core_active_power_mw(type ty, mhz), from the table when there is one
+ * (a frequency outside the range clamps to it, as the function does). */
+static double hw_active_power_lookup(const struct hw_state *hw, int ty, uint32_t mhz)
+{
+    const struct hw_core_type *t = &hw->m->types[ty];
+    const double *tab = hw->active_mw_by_mhz[ty];
+    if (!tab)
+        return hw_core_active_power_mw(t, mhz);
+    uint32_t f = mhz < t->min_mhz ? t->min_mhz : mhz > t->max_mhz ? t->max_mhz : mhz;
+    return tab[f - t->min_mhz];
+}
+
 void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
 {
     memset(hw, 0, sizeof *hw);
@@ -80,6 +114,7 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->ibrs_sibling_factor = hw_machine_calib(m, "ibrs_sibling_factor");
     hw->poll_power_ratio = hw_machine_calib(m, "poll_power_ratio");
     hw_resolve_pkgstates(hw);
+    hw_tabulate_active_power(hw);
     for (int t = 0; t < m->ntypes; t++)
         for (int k = 0; k < m->types[t].ncstates; k++)
             hw->cluster_states |= m->types[t].cstates[k].cluster_domain;
@@ -92,6 +127,7 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     for (int c = 0; c < m->ncores; c++) {
         const struct hw_core_type *t = &m->types[m->cores[c].type];
         hw->core[c].cstate = -1;
+        hw->core[c].nawake = hw->core[c].nrun = m->cores[c].nthreads;
         hw->core[c].power_mw = hw_core_active_power_mw(t, hw->core_mhz[c]);
         hw->core_power_mw += hw->core[c].power_mw;
     }
@@ -115,6 +151,9 @@ void hw_state_destroy(struct hw_state *hw)
     free(hw->pkg_type_active);
     free(hw->pkg_ncores);
     free(hw->pkg_cores_ready);
+    for (int t = 0; hw->active_mw_by_mhz && t < hw->m->ntypes; t++)
+        free(hw->active_mw_by_mhz[t]);
+    free(hw->active_mw_by_mhz);
     memset(hw, 0, sizeof *hw);
 }
 
@@ -151,14 +190,15 @@ static void hw_thread_account(struct hw_thread *t, uint32_t core_mhz, sim_time_t
 }
 
 /* The core's C-state: the shallowest requested by its threads, -1 if any
- * thread is awake. */
-static int hw_core_cstate_of(const struct hw_state *hw, const struct hw_core *core)
+ * thread is awake (the core's count says so without reading them). */
+static int hw_core_cstate_of(const struct hw_state *hw, const struct hw_core *core,
+                             const struct hw_core_state *cs)
 {
+    if (cs->nawake > 0)
+        return -1;
     int shallowest = HW_MAX_CSTATES;
     for (int i = 0; i < core->nthreads; i++) {
         const struct hw_thread *th = &hw->thr[core->cpus[i]];
-        if (th->mode != HW_THREAD_IDLE)
-            return -1;
         if (th->cstate < shallowest)
             shallowest = th->cstate;
     }
@@ -274,18 +314,13 @@ static void hw_pkg_update(struct hw_state *hw, int pkg, sim_time_t now_ns)
  * its shallowest C-state (C1, clock-gated at operating voltage) does. That
  * last rule is an estimate: no source gives the power of a C-state exit, and
  * charging full active power for it made deep states look dear (issue 10). */
-static double hw_core_awake_power_mw(const struct hw_state *hw, const struct hw_core *core,
-                                     const struct hw_core_type *t, double active_mw)
+static double hw_core_awake_power_mw(const struct hw_state *hw, const struct hw_core_state *cs,
+                                     const struct hw_core_type *t)
 {
-    bool polls = false;
-    for (int i = 0; i < core->nthreads; i++) {
-        enum hw_thread_mode md = hw->thr[core->cpus[i]].mode;
-        if (md == HW_THREAD_RUN)
-            return active_mw;
-        polls |= md == HW_THREAD_POLL;
-    }
-    if (polls)
-        return active_mw * hw->poll_power_ratio;
+    if (cs->nrun > 0)
+        return cs->active_mw;
+    if (cs->npoll > 0)
+        return cs->active_mw * hw->poll_power_ratio;
     return t->cstates[0].core_power_mw;
 }
 
@@ -307,7 +342,7 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
     const struct hw_core *core = &hw->m->cores[c];
     struct hw_core_state *cs = &hw->core[c];
     const struct hw_core_type *t = &hw->m->types[core->type];
-    int st = hw_core_cstate_of(hw, core);
+    int st = hw_core_cstate_of(hw, core, cs);
     if (hw->cluster_states) {
         bool vote = hw_cstate_is_cluster(t, st);
         bool revote = vote != cs->cluster_vote;
@@ -319,9 +354,9 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
     /* Active power depends only on the frequency: cache it per core. */
     if (st < 0 && cs->active_mhz != hw->core_mhz[c]) {
         cs->active_mhz = hw->core_mhz[c];
-        cs->active_mw = hw_core_active_power_mw(t, cs->active_mhz);
+        cs->active_mw = hw_active_power_lookup(hw, core->type, cs->active_mhz);
     }
-    double p = st < 0 ? hw_core_awake_power_mw(hw, core, t, cs->active_mw)
+    double p = st < 0 ? hw_core_awake_power_mw(hw, cs, t)
                       : t->cstates[st].core_power_mw;
     hw_power_change(hw, core->package, &cs->power_mw, p, true, now_ns);
     if (st == cs->cstate)
@@ -339,7 +374,11 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
 {
     struct hw_thread *t = &hw->thr[cpu];
     int c = hw->m->cpus[cpu].core;
+    struct hw_core_state *cs = &hw->core[c];
     hw_thread_account(t, hw->core_mhz[c], now_ns);
+    cs->nawake += (mode != HW_THREAD_IDLE) - (t->mode != HW_THREAD_IDLE);
+    cs->nrun += (mode == HW_THREAD_RUN) - (t->mode == HW_THREAD_RUN);
+    cs->npoll += (mode == HW_THREAD_POLL) - (t->mode == HW_THREAD_POLL);
     t->mode = mode;
     if (mode == HW_THREAD_IDLE || mode == HW_THREAD_WAKE)
         t->cstate = cstate;

@@ -72,6 +72,12 @@ struct hw_core_state {
     double power_mw;                  /* current core power */
     uint32_t active_mhz;              /* frequency active_mw was computed for (0: none) */
     double active_mw;                 /* active power at active_mhz */
+    /* Its threads by mode, kept by hw_thread_set_mode so that the core's
+     * state and power do not read every sibling on each change (the
+     * invariant build recounts them): */
+    int nawake;                       /* threads not IDLE (RUN, POLL or WAKE) */
+    int nrun;                         /* threads in RUN */
+    int npoll;                        /* threads in POLL */
 };
 
 struct hw_pkg_state {
@@ -102,6 +108,11 @@ struct hw_state {
     bool cluster_states;              /* some core type has a domain = cluster state */
     bool pkgstates_nested;            /* every core that allows a package state
                                          allows each shallower one (see cpu.c) */
+    /* [ntypes]: a busy core's power by frequency, [t][mhz - min_mhz] for
+     * every MHz of type t's range, hw_core_active_power_mw's values
+     * tabulated once per run (it takes two logs and a pow); NULL for a range
+     * too wide to tabulate, which calls the function instead. */
+    double **active_mw_by_mhz;
     double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
     double poll_power_ratio;  /* calibration: PAUSE-loop core power / active power */
     double power_mw;                  /* all cores + all packages, mW */

@@ -385,6 +385,18 @@ static void idle_fill_timers(struct world *w, int cpu)
     dev->next_timer_ns = tick_nohz_get_sleep_length(&v, &dev->delta_tick_ns);
 }
 
+/* The next tick boundary after now_ns (tick_next_ns), dividing only when now
+ * has left the period of the last boundary found: simulated time never goes
+ * back, and within [jiffy, jiffy + period) the boundary below now is jiffy,
+ * so most idle entries of a tick period share one division. (Negative times,
+ * which C's division rounds the other way, always divide.) */
+static sim_time_t idle_next_tick_ns(struct idle_sys *is, sim_time_t now_ns)
+{
+    if (now_ns <= 0 || now_ns < is->jiffy_ns || now_ns - is->jiffy_ns >= is->tick_period_ns)
+        is->jiffy_ns = tick_last_jiffy_ns(now_ns, is->tick_period_ns);
+    return is->jiffy_ns + is->tick_period_ns;
+}
+
 /* After select: stop the tick if the governor let us and the kernel can
  * (tick_nohz_idle_stop_tick), else arm the next tick. A stopped tick stays
  * stopped until a task runs (tick_nohz_idle_exit), whatever the governor says
@@ -396,7 +408,7 @@ static void idle_tick_decide(struct world *w, int cpu, bool stop_tick)
     if (is->nohz && stop_tick)
         ic->tick_stopped = true;
     if (!ic->tick_stopped)
-        sim_event_schedule(&w->q, &ic->tick_ev, tick_next_ns(w->q.now_ns, is->tick_period_ns));
+        sim_event_schedule(&w->q, &ic->tick_ev, idle_next_tick_ns(is, w->q.now_ns));
     ic->nr_entries++;
     ic->nr_tick_stopped += ic->tick_stopped;
 }

@@ -88,6 +88,7 @@ struct idle_sys {
     struct idle_cpu *cpu;               /* [ncpus] */
     int *hw_cstate;                     /* [ncpus * CPUIDLE_STATE_MAX] hw state per driver state */
     sim_time_t tick_period_ns;
+    sim_time_t jiffy_ns;                /* the last tick boundary idle_next_tick_ns found */
     bool nohz;                          /* the tick may stop on idle CPUs */
     bool kernel_ibrs;                   /* legacy IBRS set on kernel entry */
     sim_time_t spec_ctrl_write_ns, irq_off_exit_ns; /* calibration, see machine.c */

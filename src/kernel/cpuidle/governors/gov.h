@@ -42,6 +42,10 @@ struct menu_device {
     int interval_ptr;           /* next slot of intervals_us */
     int64_t predicted_ns;       /* the last prediction, before the walk adjusts it
                                  * (kept for tests and traces; menu does not reuse it) */
+    /* dev->kernel's version rules, resolved once by enable (the kernel of a
+     * run does not change), since select asks them on every call: */
+    bool latency_first;         /* 779b1a1cb13a: latency checked first, no cap */
+    bool poll_capped;           /* v6.19: POLL yields only to states < 15 µs */
 };
 
 /* ---- teo (teo.c) ---- */

@@ -209,16 +209,15 @@ static bool menu_state0_only(const struct cpuidle_driver *drv, const struct cpui
 
 /* A real state beats POLL when it is cheap (< 15 µs from v6.19), fits before
  * the timer and (older kernels) is within the latency limit. */
-static bool menu_poll_gives_way(const struct cpuidle_driver *drv, const struct cpuidle_device *dev,
-                                const struct menu_device *data, int idx, int i,
-                                int64_t latency_req_ns)
+static bool menu_poll_gives_way(const struct cpuidle_driver *drv, const struct menu_device *data,
+                                int idx, int i, int64_t latency_req_ns)
 {
     const struct cpuidle_state *s = &drv->states[i];
     if (!(drv->states[idx].flags & CPUIDLE_FLAG_POLLING))
         return false;
-    if (menu_poll_rule_capped(dev->kernel) && s->target_residency_ns >= RESIDENCY_THRESHOLD_NS)
+    if (data->poll_capped && s->target_residency_ns >= RESIDENCY_THRESHOLD_NS)
         return false;
-    if (!menu_latency_checked_first(dev->kernel) && s->exit_latency_ns > latency_req_ns)
+    if (!data->latency_first && s->exit_latency_ns > latency_req_ns)
         return false;
     return s->target_residency_ns <= data->next_timer_ns;
 }
@@ -252,7 +251,7 @@ static int menu_walk(const struct cpuidle_driver *drv, const struct cpuidle_devi
                      const struct menu_device *data, int64_t latency_req_ns,
                      int64_t delta_tick_ns, int64_t *predicted_ns, bool *done)
 {
-    bool latency_first = menu_latency_checked_first(dev->kernel);
+    bool latency_first = data->latency_first;
     int idx = -1;
     *done = false;
     for (int i = 0; i < drv->state_count; i++) {
@@ -269,7 +268,7 @@ static int menu_walk(const struct cpuidle_driver *drv, const struct cpuidle_devi
             idx = i;
             continue;
         }
-        if (menu_poll_gives_way(drv, dev, data, idx, i, latency_req_ns)) {
+        if (menu_poll_gives_way(drv, data, idx, i, latency_req_ns)) {
             *predicted_ns = s->target_residency_ns;
             return i;
         }
@@ -356,7 +355,7 @@ static int menu_select(const struct cpuidle_driver *drv, struct cpuidle_device *
     }
     if (dev->tick_stopped && predicted_ns < dev->tick_period_ns)
         predicted_ns = data->next_timer_ns;
-    else if (!dev->tick_stopped && !menu_latency_checked_first(dev->kernel) &&
+    else if (!dev->tick_stopped && !data->latency_first &&
              latency_req_ns > predicted_ns)
         latency_req_ns = predicted_ns;
 
@@ -377,12 +376,15 @@ static void menu_reflect(struct cpuidle_device *dev, int index)
     data->poll_wakeup = dev->poll_time_limit;
 }
 
-/* menu_enable_device: empty history, every factor 1.0. */
+/* menu_enable_device: empty history, every factor 1.0; the version rules of
+ * dev->kernel. */
 static int menu_enable_device(const struct cpuidle_driver *drv, struct cpuidle_device *dev)
 {
     (void)drv;
     struct menu_device *data = dev->governor_data;
     memset(data, 0, sizeof *data);
+    data->latency_first = menu_latency_checked_first(dev->kernel);
+    data->poll_capped = menu_poll_rule_capped(dev->kernel);
     for (int i = 0; i < MENU_BUCKETS; i++)
         data->correction_factor[i] = RESOLUTION * DECAY;
     return 0;
