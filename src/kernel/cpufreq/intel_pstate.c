@@ -338,6 +338,10 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
     intel_pstate_hwp_eval(w, p->core, true);
 }
 
+/* The next evaluation, eval_ns after the last. It fires after every other
+ * event of its instant (the hardware samples the instant's outcome), cores in
+ * index order: the order of a tie then does not depend on when the chain was
+ * armed. */
 static void intel_pstate_hwp_arm(struct world *w, int core)
 {
     struct cpufreq_hwp_core *hcs = &w->cpufreq.hwp_core[core];
@@ -346,7 +350,7 @@ static void intel_pstate_hwp_arm(struct world *w, int core)
     sim_time_t when = hcs->hc.last_ns + w->cpufreq.hwp_prm.eval_ns;
     if (when < w->q.now_ns)
         when = w->q.now_ns;
-    sim_event_schedule(&w->q, &hcs->eval_ev, when);
+    sim_event_schedule_last(&w->q, &hcs->eval_ev, when, (uint32_t)core);
 }
 
 void intel_pstate_hwp_eval(struct world *w, int core, bool force)
