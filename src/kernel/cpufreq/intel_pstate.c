@@ -491,7 +491,11 @@ void intel_pstate_hwp_eval(struct world *w, int core, bool force)
     struct cpufreq_sys *cs = &w->cpufreq;
     struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
     sim_time_t now = w->q.now_ns;
-    intel_pstate_hwp_track(w, core);
+    /* The util hook's calls keep the running count (a forced evaluation
+     * replays a lapsed chain anyway, and a thread that runs unseen only
+     * goes uncounted). */
+    if (!force)
+        intel_pstate_hwp_track(w, core);
     if (hcs->lapsed) {
         /* Too soon (the lapsed evaluation due now, if any, has fired)
          * changes nothing; anything else sees the chain as queued. */
