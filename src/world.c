@@ -55,6 +55,7 @@ void world_destroy(struct world *w)
 
 void world_measure_reset(struct world *w)
 {
+    intel_pstate_hwp_measure_reset(w);   /* before the counters restart */
     hw_measure_reset(&w->hw, w->q.now_ns);
     hw_rapl_measure_reset(&w->cpufreq.rapl, w->q.now_ns);
     idle_measure_reset(w, w->q.now_ns);

@@ -436,6 +436,46 @@ static void test_turbo_bins_per_type(void **state)
     cfx_free(f);
 }
 
+/* A busy core's HWP chain lapses while its evaluations could change nothing
+ * (intel_pstate.c, "lapsed chains"), and still moves the core to a new turbo
+ * limit at the first evaluation at or after the change, on its grid: five
+ * busy P-cores (the 4.9 GHz bin: a lapse relies on the run count) until one
+ * goes idle (4 active: 5.0 GHz). */
+static void test_hwp_lapse_turbo_change(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_new(NULL, NULL, NULL);
+    struct world *w = &f->w;
+    struct probe pr[5] = { 0 };
+    for (int i = 0; i < 5; i++) {
+        task_init(&pr[i].t, probe_done, 2 * i);            /* cpu 2i: core i */
+        task_set_affinity(&pr[i].t, 2 * i);
+        sched_wake_task(w, &pr[i].t, (i == 4 ? 40.0 : 200.0) * SIM_NS_PER_MS, 2 * i);
+    }
+    world_run_until(w, 20 * SIM_NS_PER_MS);
+    const struct cpufreq_hwp_core *h0 = &w->cpufreq.hwp_core[0];
+    for (int c = 0; c < 5; c++)
+        assert_true(w->cpufreq.hwp_core[c].lapsed && w->cpufreq.hwp_core[c].lapse_on_count);
+    assert_int_equal(w->hw.core_mhz[0], 4900);
+    sim_time_t grid_ns = h0->hc.last_ns, eval_ns = w->cpufreq.hwp_prm.eval_ns;
+    /* Instant by instant until core 0 moves: the limit moved first. */
+    sim_time_t lim_ns = -1, mhz_ns = -1;
+    while (mhz_ns < 0 && w->q.now_ns < 150 * SIM_NS_PER_MS) {
+        world_run_until(w, sim_eventq_peek(&w->q)->when_ns);
+        if (lim_ns < 0 && hw_core_turbo_limit_mhz(&w->hw, 0) != 4900)
+            lim_ns = w->q.now_ns;
+        if (w->hw.core_mhz[0] != 4900)
+            mhz_ns = w->q.now_ns;
+    }
+    assert_true(pr[4].done_ns > 0 && lim_ns >= pr[4].done_ns);
+    assert_int_equal(hw_core_turbo_limit_mhz(&w->hw, 0), 5000);
+    assert_int_equal(w->hw.core_mhz[0], 5000);
+    sim_time_t first = grid_ns + (lim_ns - grid_ns + eval_ns - 1) / eval_ns * eval_ns;
+    assert_int_equal(mhz_ns, first);
+    assert_false(h0->lapsed);   /* 4 running cores: the count no longer holds */
+    cfx_free(f);
+}
+
 /* ---- end to end: frequency shows in run time and power ------------------- */
 
 /* 20 ms of reference work on cpu0 with its sibling idle. */
@@ -503,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_hwp_monotone),
         cmocka_unit_test(test_hwp_saturated_shortcut),
         cmocka_unit_test(test_turbo_bins_per_type),
+        cmocka_unit_test(test_hwp_lapse_turbo_change),
         cmocka_unit_test(test_speed_and_power),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -215,6 +215,38 @@ static void test_fifo_equal_times(void **state)
     sim_eventq_destroy(&q);
 }
 
+/* "Last" events fire after every ordinary event of their time, even one
+ * queued after them (near in the heap and far on the wheel), and among
+ * themselves by rank, not by when they were queued. */
+static void test_last_after_ordinary(void **state)
+{
+    (void)state;
+    const sim_time_t times[] = { 500, 500 + 300 * ((sim_time_t)1 << 20) };
+    for (int k = 0; k < 2; k++) {
+        struct sim_event last[3], ord[2], later;
+        struct sim_eventq q;
+        sim_eventq_init(&q);
+        for (int i = 0; i < 3; i++)
+            sim_event_init(&last[i], NULL);
+        sim_event_init(&ord[0], NULL);
+        sim_event_init(&ord[1], NULL);
+        sim_event_init(&later, NULL);
+        sim_event_schedule_last(&q, &last[2], times[k], 7);
+        sim_event_schedule(&q, &ord[0], times[k]);
+        sim_event_schedule_last(&q, &last[0], times[k], 2);
+        sim_event_schedule(&q, &later, times[k] + 1);
+        sim_event_schedule_last(&q, &last[1], times[k], 5);
+        sim_event_schedule(&q, &ord[1], times[k]);
+        assert_ptr_equal(sim_eventq_pop(&q), &ord[0]);
+        assert_ptr_equal(sim_eventq_pop(&q), &ord[1]);
+        for (int i = 0; i < 3; i++)
+            assert_ptr_equal(sim_eventq_pop(&q), &last[i]);
+        assert_ptr_equal(sim_eventq_pop(&q), &later);
+        assert_null(sim_eventq_pop(&q));
+        sim_eventq_destroy(&q);
+    }
+}
+
 static void test_cancel_not_pending(void **state)
 {
     (void)state;
@@ -346,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_random_wheel),
         cmocka_unit_test(test_wheel_far_order),
         cmocka_unit_test(test_fifo_equal_times),
+        cmocka_unit_test(test_last_after_ordinary),
         cmocka_unit_test(test_cancel_not_pending),
         cmocka_unit_test(test_pop_advances_now),
         cmocka_unit_test(test_reschedule_not_pending),

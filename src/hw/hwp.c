@@ -43,6 +43,20 @@ sim_time_t hwp_thread_c0_ns(const struct hw_state *hw, int cpu, sim_time_t now_n
     return c0;
 }
 
+/* Fold an interval of dt_ns > 0 with busy_ns of it in C0 into the filter.
+ * The one place the filter's arithmetic is written, so that a replayed
+ * sample (hwp_core_sample_c0) is bit for bit an eager one. */
+static void hwp_filter_fold(struct hwp_core *hc, const struct hwp_params *prm, sim_time_t dt,
+                            sim_time_t busy_ns)
+{
+    double share = (double)busy_ns / (double)dt;
+    share = share < 0 ? 0 : share > 1 ? 1 : share;
+    /* Evaluations are eval_ns apart while the core stays in C0: the same
+     * exp() result, computed once (bit-identical, no libm call per event). */
+    double keep = dt == prm->eval_ns ? prm->eval_keep : hwp_filter_keep(prm, dt);
+    hc->busy_avg = hc->busy_avg * keep + share * (1 - keep);
+}
+
 void hwp_core_sample(struct hwp_core *hc, const struct hwp_params *prm,
                      const struct hw_state *hw, int core, sim_time_t now_ns)
 {
@@ -60,14 +74,34 @@ void hwp_core_sample(struct hwp_core *hc, const struct hwp_params *prm,
         busy_ns = since > 0 ? (sim_time_t)((double)c0 * (double)dt / (double)since) : 0;
         hc->epoch_ns = hw->measure_start_ns;
     }
-    double share = (double)busy_ns / (double)dt;
-    share = share < 0 ? 0 : share > 1 ? 1 : share;
-    /* Evaluations are eval_ns apart while the core stays in C0: the same
-     * exp() result, computed once (bit-identical, no libm call per event). */
-    double keep = dt == prm->eval_ns ? prm->eval_keep : hwp_filter_keep(prm, dt);
-    hc->busy_avg = hc->busy_avg * keep + share * (1 - keep);
+    hwp_filter_fold(hc, prm, dt, busy_ns);
     hc->last_ns = now_ns;
     hc->c0_last_ns = c0;
+}
+
+void hwp_core_sample_c0(struct hwp_core *hc, const struct hwp_params *prm, sim_time_t now_ns)
+{
+    sim_time_t dt = now_ns - hc->last_ns;
+    if (dt <= 0)
+        return;
+    /* In C0 throughout, in one counter epoch: the counter moved by dt. */
+    hwp_filter_fold(hc, prm, dt, dt);
+    hc->last_ns = now_ns;
+    hc->c0_last_ns += dt;
+}
+
+/* A sample of eval_ns in C0 maps busy_avg b to fl(fl(b x keep) + fl(1 - keep)),
+ * each rounding monotone in b: so if one such sample does not lower b, by
+ * induction no later one lowers it, and saturation (busy / sat >= 1, also
+ * monotone) holds at every one of them. */
+bool hwp_busy_stays_saturated(const struct hwp_core *hc, const struct hwp_params *prm,
+                              const struct hwp_request *r)
+{
+    if (!hwp_busy_saturated(prm, hc->busy_avg, r))
+        return false;
+    struct hwp_core next = *hc;
+    hwp_filter_fold(&next, prm, prm->eval_ns, prm->eval_ns);
+    return next.busy_avg >= hc->busy_avg;
 }
 
 struct hwp_request hwp_core_request(const struct hwp_request *thread_req, int nthreads)

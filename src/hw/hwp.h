@@ -74,6 +74,16 @@ sim_time_t hwp_thread_c0_ns(const struct hw_state *hw, int cpu, sim_time_t now_n
 void hwp_core_sample(struct hwp_core *hc, const struct hwp_params *prm,
                      const struct hw_state *hw, int core, sim_time_t now_ns);
 
+/* hwp_core_sample at now_ns for a core that stayed in C0 from the last sample
+ * to now_ns, with no measurement restart in between: the same result, bit for
+ * bit, from the elapsed time alone (the counters may have moved on since
+ * now_ns). For evaluations replayed after the fact. */
+void hwp_core_sample_c0(struct hwp_core *hc, const struct hwp_params *prm, sim_time_t now_ns);
+/* Whether hc->busy_avg is saturated under r (hwp_busy_saturated) and stays so
+ * through any number of further samples of eval_ns each in C0. */
+bool hwp_busy_stays_saturated(const struct hwp_core *hc, const struct hwp_params *prm,
+                              const struct hwp_request *r);
+
 /* The combined request of a core's threads (see top). */
 struct hwp_request hwp_core_request(const struct hwp_request *thread_req, int nthreads);
 

@@ -345,17 +345,33 @@ static void refill_heap(struct sim_eventq *q)
 
 /* ---- the interface ---- */
 
-void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns)
+/* Queue ev at (when_ns, seq). */
+static void eventq_insert(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns,
+                          uint64_t seq)
 {
     /* Never in the past (checked in the assertion and invariant builds). */
     assert(when_ns >= q->now_ns);
     ev->when_ns = when_ns;
-    ev->seq = q->next_seq++;
+    ev->seq = seq;
     q->count++;
     if (when_ns < q->horizon_ns)
         heap_insert(q, ev);
     else
         wheel_insert(q, ev);
+}
+
+void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns)
+{
+    eventq_insert(q, ev, when_ns, q->next_seq++);
+}
+
+/* The sequence numbers of ordinary events stay below SIM_EVENT_SEQ_LAST (2^63
+ * schedules are never reached), so a "last" key sorts after all of them at
+ * the same time, and by rank among its own kind. */
+void sim_event_schedule_last(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns,
+                             uint32_t rank)
+{
+    eventq_insert(q, ev, when_ns, SIM_EVENT_SEQ_LAST | rank);
 }
 
 void sim_event_cancel(struct sim_eventq *q, struct sim_event *ev)

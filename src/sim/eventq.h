@@ -12,7 +12,10 @@
  *
  * Order: by time, then by insertion sequence (every schedule or reschedule takes
  * the next sequence number), so simultaneous events fire in the order they were
- * scheduled and a run is deterministic. */
+ * scheduled and a run is deterministic. An event queued with
+ * sim_event_schedule_last fires after every ordinary event of its time (and
+ * such events by their rank): for a sampler whose result must not depend on
+ * when it was armed relative to the events of the same instant. */
 #ifndef PMLAB_SIM_EVENTQ_H
 #define PMLAB_SIM_EVENTQ_H
 
@@ -78,6 +81,13 @@ void sim_event_schedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t w
 /* Move ev to when_ns, whether or not it is pending; it takes a new sequence.
  * A pending near event that stays near moves in place (one sift). */
 void sim_event_reschedule(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns);
+/* Queue ev (which must not be pending) to fire at when_ns >= q->now_ns after
+ * every event queued with sim_event_schedule for when_ns, whenever those were
+ * queued, and among events queued with this call for the same time in
+ * increasing rank (ranks of pending events at one time must differ). */
+void sim_event_schedule_last(struct sim_eventq *q, struct sim_event *ev, sim_time_t when_ns,
+                             uint32_t rank);
+#define SIM_EVENT_SEQ_LAST ((uint64_t)1 << 63) /* seq of sim_event_schedule_last events */
 /* Remove ev if it is pending; a no-op otherwise. */
 void sim_event_cancel(struct sim_eventq *q, struct sim_event *ev);
 

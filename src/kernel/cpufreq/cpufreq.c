@@ -322,6 +322,10 @@ void cpufreq_update_util(struct world *w, int cpu)
     struct cpufreq_sys *cs = &w->cpufreq;
     if (!cs->util_hook)
         return;
+    /* A lapsed HWP chain must see a thread stop running; the active drivers'
+     * hook reaches intel_pstate_hwp_eval, which looks itself. */
+    if (cs->hwp && !cs->driver->setpolicy)
+        intel_pstate_hwp_track(w, w->machine->cpus[cpu].core);
     if (cs->track_util)
         pelt_update(w, cpu);
     struct cpufreq_policy *p = &cs->policy[cpu];
@@ -412,6 +416,8 @@ void cpufreq_init(struct world *w)
     if (cs->hwp) {
         hwp_params_init(&cs->hwp_prm, m);
         cs->hwp_core = xcalloc((size_t)m->ncores, sizeof *cs->hwp_core);
+        cs->hwp_running_cores = xcalloc((size_t)m->packages * (size_t)m->ntypes, sizeof(int));
+        cs->hwp_pos_ns = -1;
         for (int c = 0; c < m->ncores; c++)
             sim_event_init(&cs->hwp_core[c].eval_ev, intel_pstate_hwp_timer);
     }
@@ -438,6 +444,7 @@ void cpufreq_destroy(struct world *w)
     free(cs->pelt);
     free(cs->gov_data);
     free(cs->hwp_core);
+    free(cs->hwp_running_cores);
     free(cs->apply_ev);
     free(cs->apply_mhz);
     memset(cs, 0, sizeof *cs);

@@ -19,7 +19,8 @@
  * kernel's hook; a CPU that stays busy gets a lazy per-CPU tick (the
  * scheduler tick, which calls the same hook in the kernel), armed only while
  * it runs and only for governors that sample; HWP cores get a lazy
- * re-evaluation timer while in C0.
+ * re-evaluation timer while in C0, which lapses while it could not change the
+ * frequency and is replayed exactly (intel_pstate.c, "lapsed chains").
  *
  * Package power limits (hw/rapl.h) cap what the policies resolve to: every
  * change passes the package's ceiling in cpufreq_set_core_mhz, and the
@@ -137,6 +138,12 @@ struct cpufreq_hwp_core {
      * (0: not computed since req last changed), so a core whose filter is
      * saturated does not redo the arithmetic at every evaluation. */
     uint32_t sat_nolimit_mhz, sat_limit_mhz, sat_mhz;
+    /* Lapsed: the evaluations at hc.last_ns + k x eval_ns are not queued but
+     * known to change nothing but the filter (intel_pstate.c, "lapsed
+     * chains"), and are replayed when the core's state may change. */
+    bool lapsed;
+    bool lapse_on_count;   /* ... relying on the run count of its package */
+    bool running;          /* a thread ran a task at the core's last look */
 };
 
 struct cpufreq_sys {
@@ -157,6 +164,13 @@ struct cpufreq_sys {
     uint32_t *apply_mhz;
     struct hwp_params hwp_prm;
     struct cpufreq_hwp_core *hwp_core; /* [ncores] when hwp */
+    /* [packages x ntypes] when hwp: cores of the package and type whose
+     * running flag is set, a lower bound on the active cores there. */
+    int *hwp_running_cores;
+    /* The HWP evaluation being handled (its time and core), for a replay at
+     * the same instant: evaluations fire last in an instant, by core. */
+    sim_time_t hwp_pos_ns;
+    int hwp_pos_core;
     struct hw_rapl rapl;               /* package power limits (power_limit.c) */
     struct sim_event *rapl_ev;         /* [packages] when limited: next evaluation */
 };
@@ -283,6 +297,10 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p);
 /* HWP: the hardware samples core at now (a transition or its timer). */
 void intel_pstate_hwp_eval(struct world *w, int core, bool force);
 void intel_pstate_hwp_timer(struct sim_event *ev, void *arg);
+/* A thread of core went busy or idle (cpufreq_update_util) / the measurement
+ * window restarts: lapsed evaluations are replayed where they must be. */
+void intel_pstate_hwp_track(struct world *w, int core);
+void intel_pstate_hwp_measure_reset(struct world *w);
 
 /* power_limit.c: start the power-limit controller's evaluations (nothing
  * when the machine has no limits), and stop them. */

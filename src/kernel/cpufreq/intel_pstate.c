@@ -338,7 +338,140 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
     intel_pstate_hwp_eval(w, p->core, true);
 }
 
-static void intel_pstate_hwp_arm(struct world *w, int core)
+/* ---- lapsed chains ----------------------------------------------------------
+ *
+ * Why: on a busy server most evaluations find the core in C0 since the last
+ * one, its filter saturated and its turbo limit where it was, and choose the
+ * frequency it already runs at; they are a quarter of all events. Such a
+ * chain is not queued ("lapses") while that is known to stay so, and its
+ * evaluations are replayed, from the elapsed time alone and bit for bit
+ * (hwp_core_sample_c0), when it may stop being so:
+ *  - the core stays in C0: one of its threads runs a task, and a thread
+ *    stops running only where the scheduler then calls its util hook at the
+ *    same instant (sched_pick_next going idle, sched_start of a polling
+ *    task), which replays the chain when none runs any more (a thread that
+ *    starts running unseen, in the wake-up kernel path, is only not counted);
+ *  - the filter stays saturated (hwp_busy_stays_saturated), so the choice
+ *    depends on the request and the turbo limit only;
+ *  - the request changes only through intel_pstate_hwp_eval (which replays
+ *    first); the package power ceiling reaches the core without it, but by
+ *    re-applying the choice the chain would make again;
+ *  - the turbo limit cannot bind (the saturated choice is at or under the
+ *    all-core bin), or at least as many cores of the package and type run a
+ *    task (and so are active) as the bin table needs to reach its last bin:
+ *    when that count drops below, the package's lapsed chains are replayed;
+ *  - a measurement restart replays every chain (the counters restart).
+ * Evaluations fire after every other event of their instant, by core
+ * (intel_pstate_hwp_arm), so a replayed chain is queued again with the very
+ * key it would have had. */
+
+static bool intel_pstate_hwp_core_runs(const struct world *w, int core)
+{
+    const struct hw_core *c = &w->machine->cores[core];
+    for (int i = 0; i < c->nthreads; i++)
+        if (w->hw.thr[c->cpus[i]].mode == HW_THREAD_RUN)
+            return true;
+    return false;
+}
+
+/* Active cores of t's kind from which the turbo limit is the last bin. */
+static int intel_pstate_hwp_steady_cores(const struct hw_core_type *t)
+{
+    int k = t->nturbo;
+    while (k > 1 && t->turbo_mhz[k - 2] == t->turbo_mhz[t->nturbo - 1])
+        k--;
+    return k;
+}
+
+static int *intel_pstate_hwp_running(struct world *w, int core)
+{
+    const struct hw_core *c = &w->machine->cores[core];
+    return &w->cpufreq.hwp_running_cores[c->package * w->machine->ntypes + c->type];
+}
+
+/* Whether core's chain, at a lapsed evaluation due at when_ns, has fired it
+ * by now: earlier instants have; at this instant evaluations fire after the
+ * others, by core, and the one being handled marks how far they got. */
+static bool intel_pstate_hwp_fired(const struct world *w, int core, sim_time_t when_ns)
+{
+    const struct cpufreq_sys *cs = &w->cpufreq;
+    return when_ns < w->q.now_ns ||
+           (when_ns == w->q.now_ns && cs->hwp_pos_ns == when_ns && core < cs->hwp_pos_core);
+}
+
+/* Replay the lapsed evaluations that have fired and queue the next. */
+static void intel_pstate_hwp_resume(struct world *w, int core)
+{
+    struct cpufreq_sys *cs = &w->cpufreq;
+    struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
+    hcs->lapsed = false;
+    sim_time_t when = hcs->hc.last_ns + cs->hwp_prm.eval_ns;
+    while (intel_pstate_hwp_fired(w, core, when)) {
+        hwp_core_sample_c0(&hcs->hc, &cs->hwp_prm, when);
+        when += cs->hwp_prm.eval_ns;
+    }
+    sim_event_schedule_last(&w->q, &hcs->eval_ev, when, (uint32_t)core);
+}
+
+/* Resume the chains of core's package and type that relied on its count. */
+static void intel_pstate_hwp_resume_package(struct world *w, int core)
+{
+    const struct hw_machine *m = w->machine;
+    const struct hw_core *c = &m->cores[core];
+    for (int o = 0; o < m->ncores; o++) {
+        const struct cpufreq_hwp_core *h = &w->cpufreq.hwp_core[o];
+        if (h->lapsed && h->lapse_on_count && m->cores[o].package == c->package &&
+            m->cores[o].type == c->type)
+            intel_pstate_hwp_resume(w, o);
+    }
+}
+
+void intel_pstate_hwp_track(struct world *w, int core)
+{
+    struct cpufreq_hwp_core *hcs = &w->cpufreq.hwp_core[core];
+    bool runs = intel_pstate_hwp_core_runs(w, core);
+    if (runs != hcs->running) {
+        hcs->running = runs;
+        int *n = intel_pstate_hwp_running(w, core);
+        *n += runs ? 1 : -1;
+        const struct hw_core_type *t = &w->machine->types[w->machine->cores[core].type];
+        if (!runs && *n + 1 == intel_pstate_hwp_steady_cores(t))
+            intel_pstate_hwp_resume_package(w, core);
+    }
+    if (hcs->lapsed && !runs)
+        intel_pstate_hwp_resume(w, core);
+}
+
+void intel_pstate_hwp_measure_reset(struct world *w)
+{
+    if (!w->cpufreq.hwp)
+        return;
+    for (int c = 0; c < w->machine->ncores; c++)
+        if (w->cpufreq.hwp_core[c].lapsed)
+            intel_pstate_hwp_resume(w, c);
+}
+
+/* Whether the chain of core, evaluated just now, may lapse (see above);
+ * *on_count: only while its package's run count holds. */
+static bool intel_pstate_hwp_may_lapse(struct world *w, int core, bool *on_count)
+{
+    struct cpufreq_sys *cs = &w->cpufreq;
+    struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
+    const struct hw_core_type *t = &w->machine->types[w->machine->cores[core].type];
+    if (!hcs->running || !hwp_busy_stays_saturated(&hcs->hc, &cs->hwp_prm, &hcs->req))
+        return false;
+    *on_count = false;
+    if (t->nturbo == 0 || (hcs->sat_nolimit_mhz && hcs->sat_nolimit_mhz <= t->turbo_mhz[t->nturbo - 1]))
+        return true;
+    *on_count = true;
+    return *intel_pstate_hwp_running(w, core) >= intel_pstate_hwp_steady_cores(t);
+}
+
+/* The next evaluation, eval_ns after the last. It fires after every other
+ * event of its instant (the hardware samples the instant's outcome), cores in
+ * index order: the order of a tie then does not depend on when the chain was
+ * armed. Right after an evaluation the chain may lapse instead. */
+static void intel_pstate_hwp_arm(struct world *w, int core, bool evaluated)
 {
     struct cpufreq_hwp_core *hcs = &w->cpufreq.hwp_core[core];
     if (w->hw.core[core].cstate >= 0 || sim_event_pending(&hcs->eval_ev))
@@ -346,7 +479,11 @@ static void intel_pstate_hwp_arm(struct world *w, int core)
     sim_time_t when = hcs->hc.last_ns + w->cpufreq.hwp_prm.eval_ns;
     if (when < w->q.now_ns)
         when = w->q.now_ns;
-    sim_event_schedule(&w->q, &hcs->eval_ev, when);
+    if (evaluated && intel_pstate_hwp_may_lapse(w, core, &hcs->lapse_on_count)) {
+        hcs->lapsed = true;
+        return;
+    }
+    sim_event_schedule_last(&w->q, &hcs->eval_ev, when, (uint32_t)core);
 }
 
 void intel_pstate_hwp_eval(struct world *w, int core, bool force)
@@ -354,8 +491,24 @@ void intel_pstate_hwp_eval(struct world *w, int core, bool force)
     struct cpufreq_sys *cs = &w->cpufreq;
     struct cpufreq_hwp_core *hcs = &cs->hwp_core[core];
     sim_time_t now = w->q.now_ns;
+    /* The util hook's calls keep the running count (a forced evaluation
+     * replays a lapsed chain anyway, and a thread that runs unseen only
+     * goes uncounted). */
+    if (!force)
+        intel_pstate_hwp_track(w, core);
+    if (hcs->lapsed) {
+        /* Too soon (the lapsed evaluation due now, if any, has fired)
+         * changes nothing; anything else sees the chain as queued. */
+        sim_time_t due = hcs->hc.last_ns + cs->hwp_prm.eval_ns;
+        sim_time_t since_due = now - due;
+        bool at_due = since_due >= 0 && since_due % cs->hwp_prm.eval_ns == 0 &&
+                      !intel_pstate_hwp_fired(w, core, now);
+        if (!force && !at_due)
+            return;
+        intel_pstate_hwp_resume(w, core);
+    }
     if (!force && now - hcs->hc.last_ns < cs->hwp_prm.eval_ns) {
-        intel_pstate_hwp_arm(w, core);
+        intel_pstate_hwp_arm(w, core, false);
         return;
     }
     if (hcs->nreq == 0)
@@ -363,12 +516,15 @@ void intel_pstate_hwp_eval(struct world *w, int core, bool force)
     hwp_core_sample(&hcs->hc, &cs->hwp_prm, &w->hw, core, now);
     uint32_t mhz = intel_pstate_hwp_select(w, core);
     cpufreq_set_core_mhz(w, core, mhz);
-    intel_pstate_hwp_arm(w, core);
+    intel_pstate_hwp_arm(w, core, true);
 }
 
 void intel_pstate_hwp_timer(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct cpufreq_hwp_core *hcs = container_of(ev, struct cpufreq_hwp_core, eval_ev);
-    intel_pstate_hwp_eval(w, (int)(hcs - w->cpufreq.hwp_core), true);
+    int core = (int)(hcs - w->cpufreq.hwp_core);
+    w->cpufreq.hwp_pos_ns = w->q.now_ns;
+    w->cpufreq.hwp_pos_core = core;
+    intel_pstate_hwp_eval(w, core, true);
 }
