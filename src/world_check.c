@@ -105,6 +105,35 @@ static void check_core_counts(const struct world *w, int c)
                    "%d, %d, %d", c, cs->nawake, cs->nrun, cs->npoll, awake, run, poll);
 }
 
+/* A lapsed HWP evaluation chain (intel_pstate.c, "lapsed chains") is exact
+ * only while its core runs a task and, if it relies on its package's run
+ * count, while that count (a lower bound) reaches the cores from which the
+ * turbo limit is the last bin. Recounted here from the threads' modes. */
+static void check_hwp_lapse(const struct world *w, int c)
+{
+    const struct hw_machine *m = w->machine;
+    const struct cpufreq_hwp_core *h = &w->cpufreq.hwp_core[c];
+    if (!w->cpufreq.hwp || !h->lapsed)
+        return;
+    if (w->hw.core[c].nrun == 0)
+        check_fail(w, "core %d's HWP chain lapsed while no thread of it runs a task", c);
+    if (!h->lapse_on_count)
+        return;
+    const struct hw_core *core = &m->cores[c];
+    const struct hw_core_type *t = &m->types[core->type];
+    int running = 0;
+    for (int k = 0; k < m->ncores; k++)
+        running += m->cores[k].package == core->package && m->cores[k].type == core->type &&
+                   w->hw.core[k].nrun > 0;
+    int counted = w->cpufreq.hwp_running_cores[core->package * m->ntypes + core->type];
+    int steady = t->nturbo;  /* active cores from which the bins stop falling */
+    while (steady > 1 && t->turbo_mhz[steady - 2] == t->turbo_mhz[t->nturbo - 1])
+        steady--;
+    if (counted > running || counted < steady)
+        check_fail(w, "core %d's HWP chain lapsed on a run count of %d (recount %d, needs %d)",
+                   c, counted, running, steady);
+}
+
 /* A core: the shallowest C-state of its threads, active if one is awake; a
  * cluster state only when every core of its cluster asks for one, else the
  * deepest core state below it (hw/cpu.h). */
@@ -125,6 +154,7 @@ static void check_core_state(const struct world *w, int c)
         check_fail(w, "core %d is in C-state %d, its threads allow %d", c, w->hw.core[c].cstate,
                    want);
     check_core_counts(w, c);
+    check_hwp_lapse(w, c);
 }
 
 /* A package: the deepest package state every core of it allows, -1 if none. */
