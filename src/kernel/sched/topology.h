@@ -109,6 +109,8 @@ struct sched_topology {
     /* storage */
     struct sched_span *spans;   /* [(TL_NR + 1) * ncpus], by level and first CPU;
                                  * level TL_NR: each CPU alone */
+    int *span_first;            /* [(TL_NR + 1) * ncpus]: by level and CPU, the first
+                                 * CPU of the level's span holding it */
     struct sched_group *grp;    /* [(TL_NR + 1) * ncpus], by level and group's first CPU */
 };
 
