@@ -170,13 +170,12 @@ static void topo_build_spans(const struct hw_machine *m, struct sched_topology *
             continue;
         s->first = cpu;
         s->cpus = xcalloc((size_t)s->weight, sizeof *s->cpus);
-        s->has = xcalloc((size_t)n, sizeof *s->has);
+        s->level_first = first;
         s->weight = 0;
     }
     for (int cpu = 0; cpu < n; cpu++) {
         struct sched_span *s = &t->spans[topo_slot(t, tl, first[cpu])];
         s->cpus[s->weight++] = cpu;
-        s->has[cpu] = true;
     }
 }
 
@@ -401,7 +400,7 @@ static bool sd_parent_degenerate(const struct sched_domain *sd, const struct sch
     if (sd->span->weight != parent->span->weight)
         return false;
     for (int i = 0; i < sd->span->weight; i++)
-        if (!parent->span->has[sd->span->cpus[i]])
+        if (!sched_span_test_cpu(parent->span, sd->span->cpus[i]))
             return false;
     unsigned pflags = parent->flags;
     if (parent->ngroups == 1)
@@ -415,7 +414,7 @@ static void topo_rotate_groups(struct sched_domain *sd, int cpu)
     struct sched_group **ring = xcalloc((size_t)sd->ngroups, sizeof *ring);
     int local = 0;
     for (int i = 0; i < sd->ngroups; i++)
-        if (sd->groups[i]->span->has[cpu])
+        if (sched_span_test_cpu(sd->groups[i]->span, cpu))
             local = i;
     for (int i = 0; i < sd->ngroups; i++)
         ring[i] = sd->groups[(local + i) % sd->ngroups];
@@ -546,10 +545,8 @@ void sched_topology_destroy(struct sched_topology *t)
     if (!t->spans)
         return;
     size_t slots = (size_t)(TL_NR + 1) * (size_t)t->ncpus;
-    for (size_t i = 0; i < slots; i++) {
+    for (size_t i = 0; i < slots; i++)
         free(t->spans[i].cpus);
-        free(t->spans[i].has);
-    }
     for (int cpu = 0; cpu < t->ncpus; cpu++)
         for (int l = 0; l < t->nr_sd[cpu]; l++)
             free(t->sd[cpu * TL_NR + l].groups);
