@@ -232,12 +232,24 @@ void world_check_measure_reset(struct world *w)
         w->check->open_at_reset[cpu] = w->idle.cpu[cpu].in_idle && w->idle.cpu[cpu].state >= 0;
 }
 
+/* rq->nr_running, kept apart from the runqueue for the idle checks, counts
+ * its running task and its queue. */
+static void check_nr_running(const struct world *w, int cpu)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    int want = c->nr_queued + (c->curr != NULL);
+    if (w->sched.nr_running[cpu] != want)
+        check_fail(w, "cpu %d: nr_running %d, but %d queued and %s running", cpu,
+                   w->sched.nr_running[cpu], c->nr_queued, c->curr ? "a task" : "none");
+}
+
 /* Every CPU, core and package. */
 static void check_all(struct world *w)
 {
     const struct hw_machine *m = w->machine;
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
         check_thread_time(w, cpu);
+        check_nr_running(w, cpu);
         if (w->idle.dev)
             check_idle_counters(w, cpu);
     }

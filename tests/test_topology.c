@@ -185,7 +185,7 @@ static void test_skx_numa(void **state)
     struct topo_fx *f = topo_new("machines/skx-2s.ini", "6.7", false);
     assert_chain(f, 0, "SMT{2}:2 -> MC{56}:28 -> NUMA{112}:2");
     assert_chain(f, 111, "SMT{2}:2 -> MC{56}:28 -> NUMA{112}:2");
-    assert_true(dom(f, 0, 0)->span->has[56]);
+    assert_true(sched_span_test_cpu(dom(f, 0, 0)->span, 56));
     const struct sched_domain *numa = dom(f, 0, 2);
     assert_int_equal(numa->flags, SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK |
                                       SD_WAKE_AFFINE | SD_SERIALIZE | SD_OVERLAP | SD_NUMA);
@@ -209,8 +209,9 @@ static void test_genoa_llc(void **state)
     assert_chain(f, 127, "SMT{2}:2 -> MC{8}:4 -> PKG{64}:8 -> NUMA{128}:2");
     const struct sched_domain *mc = dom(f, 68, 1);
     assert_int_equal(mc->tl, TL_MC);
-    assert_true(mc->span->has[4] && mc->span->has[7] && mc->span->has[71]);
-    assert_false(mc->span->has[8] || mc->span->has[3]);
+    assert_true(sched_span_test_cpu(mc->span, 4) && sched_span_test_cpu(mc->span, 7) &&
+                sched_span_test_cpu(mc->span, 71));
+    assert_false(sched_span_test_cpu(mc->span, 8) || sched_span_test_cpu(mc->span, 3));
     assert_true(dom(f, 0, 1)->flags & SD_SHARE_LLC);
     assert_false(dom(f, 0, 2)->flags & SD_SHARE_LLC);
     assert_int_equal(dom(f, 0, 2)->imb_numa_nr, 8);
@@ -264,6 +265,52 @@ static void test_names(void **state)
     assert_string_equal(buf, "SD_WAKE_AFFINE SD_SHARE_LLC");
 }
 
+/* Whether b is in tl->mask(a), from the machine's fields as the kernel's
+ * masks define them (the core, the L2 group, the LLC group, the package;
+ * NUMA: all; TL_NR: a alone), independent of how topology.c stores spans. */
+static bool mask_has(const struct hw_machine *m, int tl, int a, int b)
+{
+    switch (tl) {
+    case TL_SMT: return m->cpus[a].core == m->cpus[b].core;
+    case TL_CLS: return m->l2_group[a] == m->l2_group[b];
+    case TL_MC: return m->llc_group[a] == m->llc_group[b];
+    case TL_PKG:
+    case TL_NODE: return m->cpus[a].package == m->cpus[b].package;
+    case TL_NUMA: return true;
+    default: return a == b;
+    }
+}
+
+/* Every level's span of every CPU holds exactly the CPUs of its mask, by
+ * sched_span_test_cpu and by its cpus[] (ascending, from its first CPU), on
+ * a two-package SMT Xeon, an EPYC with an LLC per CCD, and a hybrid with
+ * SMT P-cores and E-core clusters. */
+static void test_span_membership(void **state)
+{
+    (void)state;
+    const char *paths[] = { "machines/skx-2s.ini", "machines/epyc-genoa-2s.ini",
+                            "machines/rpl-h.ini" };
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        struct topo_fx *f = topo_new(paths[p], "6.12", false);
+        int n = f->t.ncpus;
+        for (int tl = 0; tl <= TL_NR; tl++)
+            for (int a = 0; a < n; a++) {
+                int first = f->t.span_first[tl * n + a];
+                const struct sched_span *s = &f->t.spans[tl * n + first];
+                int weight = 0;
+                for (int b = 0; b < n; b++) {
+                    bool want = mask_has(f->m, tl, a, b);
+                    assert_int_equal(sched_span_test_cpu(s, b), want);
+                    if (want)
+                        assert_int_equal(s->cpus[weight++], b);
+                }
+                assert_int_equal(s->weight, weight);
+                assert_int_equal(s->first, s->cpus[0]);
+            }
+        topo_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_genoa_llc),
         cmocka_unit_test(test_hybrid_capacity),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_span_membership),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

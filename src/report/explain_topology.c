@@ -17,7 +17,12 @@
 /* "0-3,8" of span s. */
 static char *topo_span_text(const struct sched_span *s, int ncpus)
 {
-    return cpulist_format(s->has, ncpus);
+    bool *mask = xcalloc((size_t)ncpus, sizeof *mask);
+    for (int i = 0; i < s->weight; i++)
+        mask[s->cpus[i]] = true;
+    char *text = cpulist_format(mask, ncpus);
+    free(mask);
+    return text;
 }
 
 /* Weight of the group holding cpu, then of the others in ascending order

@@ -224,7 +224,7 @@ static bool first_sibling_in(const struct world *w, const struct sched_span *spa
 {
     const struct sched_span *smt = w->sched.topo.smt[cpu];
     for (int k = 0; k < smt->weight && smt->cpus[k] < cpu; k++)
-        if (span->has[smt->cpus[k]])
+        if (sched_span_test_cpu(span, smt->cpus[k]))
             return false;
     return true;
 }

@@ -50,8 +50,15 @@ bool task_allowed_on(const struct task *t, int cpu)
 
 bool sched_cpu_idle(const struct world *w, int cpu)
 {
-    const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return !c->curr && c->nr_queued == 0;
+    return w->sched.nr_running[cpu] == 0;   /* no curr, nothing queued */
+}
+
+/* Make t (NULL: none) cpu's running task, keeping rq->nr_running. */
+static void sched_set_curr(struct world *w, int cpu, struct task *t)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    w->sched.nr_running[cpu] += (t != NULL) - (c->curr != NULL);
+    c->curr = t;
 }
 
 bool sched_single_task_running(const struct world *w, int cpu, const struct task *t)
@@ -136,6 +143,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
         c->head = t;
     c->tail = t;
     c->nr_queued++;
+    w->sched.nr_running[cpu]++;
     rq_avg_sync(w, cpu);
 }
 
@@ -150,6 +158,7 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
     if (c->tail == t)
         c->tail = prev;
     c->nr_queued--;
+    w->sched.nr_running[cpu]--;
     t->next = NULL;
     rq_avg_sync(w, cpu);
 }
@@ -282,7 +291,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
         w->sched.nr_migrations++;
     t->exec_start_ns = w->q.now_ns;
     sched_balance_nohz_exit(w, cpu);
-    c->curr = t;
+    sched_set_curr(w, cpu, t);
     c->had_task = true;
     t->cpu = cpu;
     t->prev_cpu = cpu;
@@ -331,7 +340,7 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     sim_event_cancel(&w->q, &t->done_ev);
     t->sum_exec_ns += now - t->exec_start_ns;
     t->exec_start_ns = now;
-    c->curr = NULL;
+    sched_set_curr(w, cpu, NULL);
     t->prev_cpu = cpu;
     t->cpu = -1;
     task_avg_sync(w, t, TASK_AVG_QUEUED);
@@ -397,7 +406,7 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     c->in_done = true;
     t->done(w, t);
     c->in_done = false;
-    c->curr = NULL;
+    sched_set_curr(w, cpu, NULL);
     rq_avg_sync(w, cpu);
     if (!c->waking)
         sched_pick_next(w, cpu);
@@ -409,6 +418,7 @@ void sched_init(struct world *w)
     s->ncpus = w->machine->ncpus;
     s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
     s->rq_avg = xcalloc((size_t)s->ncpus, sizeof *s->rq_avg);
+    s->nr_running = xcalloc((size_t)s->ncpus, sizeof *s->nr_running);
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
@@ -434,6 +444,7 @@ void sched_destroy(struct world *w)
     w->sched.cpu = NULL;
     free(w->sched.llc);
     free(w->sched.rq_avg);
+    free(w->sched.nr_running);
     free(w->sched.scan_mask);
     sched_balance_destroy(w);
     itmt_destroy(&w->sched.itmt);

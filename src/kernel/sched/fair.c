@@ -295,7 +295,7 @@ static int select_idle_smt(const struct world *w, const struct task *p,
     const struct sched_span *smt = smt_mask(w, target);
     for (int i = 0; i < smt->weight; i++) {
         int cpu = smt->cpus[i];
-        if (cpu != target && task_allowed_on(p, cpu) && sd->span->has[cpu] &&
+        if (cpu != target && task_allowed_on(p, cpu) && sched_span_test_cpu(sd->span, cpu) &&
             sched_cpu_idle(w, cpu))
             return cpu;
     }
@@ -625,7 +625,7 @@ static const struct sched_group *sched_balance_find_dst_group(const struct world
             continue;
         struct sg_stats sgs;
         update_sg_wakeup_stats(w, sd, group, p, &sgs);
-        if (group->span->has[this_cpu]) {
+        if (sched_span_test_cpu(group->span, this_cpu)) {
             local = group;
             local_sgs = sgs;
         } else if (update_pick_idlest(idlest, &idlest_sgs, group, &sgs)) {
@@ -772,7 +772,7 @@ int select_task_rq_fair(struct world *w, struct task *p, int cpu, bool fork)
     const struct sched_domain *d = sched_domains(&w->sched.topo, cpu, &n), *sd = NULL;
     for (int l = 0; l < n; l++) {
         const struct sched_domain *tmp = &d[l];
-        if (want_affine && (tmp->flags & SD_WAKE_AFFINE) && tmp->span->has[prev_cpu]) {
+        if (want_affine && (tmp->flags & SD_WAKE_AFFINE) && sched_span_test_cpu(tmp->span, prev_cpu)) {
             if (cpu != prev_cpu)
                 new_cpu = wake_affine(w, tmp, p, cpu, prev_cpu);
             sd = NULL;

@@ -157,6 +157,10 @@ struct sched_balance {
 struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
     struct cfs_rq_avg *rq_avg;  /* [ncpus] */
+    int *nr_running;            /* [ncpus] rq->nr_running: curr (if any) plus queued
+                                 * tasks; apart from sched_cpu so that idle checks of
+                                 * other CPUs (a sibling, a wake-up scan) read one
+                                 * small array, not a cache line per CPU */
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */

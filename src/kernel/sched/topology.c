@@ -121,21 +121,22 @@ static void topo_describe(const struct hw_machine *m, const struct kversion *k, 
     td->tl_flags[TL_NUMA] = SD_NUMA | SD_OVERLAP;
 }
 
-/* Whether cpu is in tl->mask(of): the core's threads, the L2 group, the
- * LLC group (cpu_coregroup_mask: cpu_llc_shared_mask on x86), the package
- * (package and node alike here), or everything (NUMA). */
-static bool topo_mask_has(const struct hw_machine *m, enum sched_tl tl, int of, int cpu)
+/* The value tl->mask groups CPUs by: the core, the L2 group, the LLC group
+ * (cpu_coregroup_mask: cpu_llc_shared_mask on x86), the package (package
+ * and node alike here), or nothing (NUMA: everything); TL_NR: the CPU. All
+ * are below ncpus (machine-wide core index, first CPU of a group, package). */
+static int topo_mask_key(const struct hw_machine *m, int tl, int cpu)
 {
     switch (tl) {
-    case TL_SMT: return m->cpus[cpu].core == m->cpus[of].core;
-    case TL_CLS: return m->l2_group[cpu] == m->l2_group[of];
-    case TL_MC: return m->llc_group[cpu] == m->llc_group[of];
+    case TL_SMT: return m->cpus[cpu].core;
+    case TL_CLS: return m->l2_group[cpu];
+    case TL_MC: return m->llc_group[cpu];
     case TL_PKG:
-    case TL_NODE: return m->cpus[cpu].package == m->cpus[of].package;
-    case TL_NUMA:
-    case TL_NR: break;
+    case TL_NODE: return m->cpus[cpu].package;
+    case TL_NUMA: return 0;
+    default: break;
     }
-    return true;
+    return cpu;
 }
 
 /* Storage slot of a per-level, per-first-CPU object; level TL_NR holds the
@@ -145,29 +146,43 @@ static int topo_slot(const struct sched_topology *t, int tl, int first)
     return tl * t->ncpus + first;
 }
 
-/* The span of level tl (TL_NR: cpu alone) holding cpu, made on first use. */
-static const struct sched_span *topo_span(const struct hw_machine *m, struct sched_topology *t,
-                                          int tl, int cpu)
+/* Every span of level tl in one pass over the CPUs (O(ncpus), not a scan
+ * per CPU): each CPU's span_first (cpumask_first of tl->mask(cpu)) is the
+ * first CPU seen with its key; then each span's CPUs, ascending.
+ * key_first is [ncpus] scratch. */
+static void topo_build_spans(const struct hw_machine *m, struct sched_topology *t, int tl,
+                             int *key_first)
 {
-    int first = cpu;
-    if (tl < TL_NR)
-        for (int i = 0; i < cpu; i++)
-            if (topo_mask_has(m, (enum sched_tl)tl, cpu, i)) {
-                first = i;
-                break;
-            }
-    struct sched_span *s = &t->spans[topo_slot(t, tl, first)];
-    if (s->cpus)
-        return s;
-    s->first = first;
-    s->has = xcalloc((size_t)t->ncpus, sizeof *s->has);
-    s->cpus = xcalloc((size_t)t->ncpus, sizeof *s->cpus);
-    for (int i = 0; i < t->ncpus; i++)
-        if (tl < TL_NR ? topo_mask_has(m, (enum sched_tl)tl, cpu, i) : i == cpu) {
-            s->has[i] = true;
-            s->cpus[s->weight++] = i;
-        }
-    return s;
+    int n = t->ncpus;
+    int *first = &t->span_first[(size_t)tl * (size_t)n];
+    for (int k = 0; k < n; k++)
+        key_first[k] = -1;
+    for (int cpu = 0; cpu < n; cpu++) {
+        int key = topo_mask_key(m, tl, cpu);
+        if (key_first[key] < 0)
+            key_first[key] = cpu;
+        first[cpu] = key_first[key];
+        t->spans[topo_slot(t, tl, first[cpu])].weight++;
+    }
+    for (int cpu = 0; cpu < n; cpu++) {
+        struct sched_span *s = &t->spans[topo_slot(t, tl, cpu)];
+        if (!s->weight)
+            continue;
+        s->first = cpu;
+        s->cpus = xcalloc((size_t)s->weight, sizeof *s->cpus);
+        s->level_first = first;
+        s->weight = 0;
+    }
+    for (int cpu = 0; cpu < n; cpu++) {
+        struct sched_span *s = &t->spans[topo_slot(t, tl, first[cpu])];
+        s->cpus[s->weight++] = cpu;
+    }
+}
+
+/* The span of level tl (TL_NR: cpu alone) holding cpu: one lookup. */
+static const struct sched_span *topo_span(const struct sched_topology *t, int tl, int cpu)
+{
+    return &t->spans[topo_slot(t, tl, t->span_first[(size_t)tl * (size_t)t->ncpus + (size_t)cpu])];
 }
 
 /* ---- capacities ------------------------------------------------------------- */
@@ -302,7 +317,7 @@ static void topo_build_protos(const struct hw_machine *m, const struct topo_desc
         b->lv[b->nlv] = (enum sched_tl)tl;
         bool spans_all = false;
         for (int cpu = 0; cpu < m->ncpus; cpu++) {
-            const struct sched_span *s = topo_span(m, t, tl, cpu);
+            const struct sched_span *s = topo_span(t, tl, cpu);
             struct sched_domain *sd = topo_proto(b, t, b->nlv, s);
             spans_all |= s->weight == t->ncpus;
             if (sd->span)
@@ -311,7 +326,7 @@ static void topo_build_protos(const struct hw_machine *m, const struct topo_desc
             /* Don't attempt to spread across CPUs of different capacities. */
             if ((sd->flags & SD_ASYM_CPUCAPACITY) && b->nlv > 0)
                 for (int i = 0; i < s->weight; i++)
-                    topo_proto(b, t, b->nlv - 1, topo_span(m, t, b->lv[b->nlv - 1], s->cpus[i]))
+                    topo_proto(b, t, b->nlv - 1, topo_span(t, b->lv[b->nlv - 1], s->cpus[i]))
                         ->flags &= ~SD_PREFER_SIBLING;
         }
         b->nlv++;
@@ -322,14 +337,13 @@ static void topo_build_protos(const struct hw_machine *m, const struct topo_desc
 
 /* Groups of one proto domain at level index l: the child level's spans
  * (single CPUs at the bottom), with the child domain's flags. */
-static void topo_proto_groups(const struct hw_machine *m, struct sched_topology *t,
-                              const struct topo_build *b, const struct itmt *it, int l,
-                              struct sched_domain *sd)
+static void topo_proto_groups(struct sched_topology *t, const struct topo_build *b,
+                              const struct itmt *it, int l, struct sched_domain *sd)
 {
     sd->groups = xcalloc((size_t)sd->span->weight, sizeof *sd->groups);
     for (int i = 0; i < sd->span->weight; i++) {
         int cpu = sd->span->cpus[i];
-        const struct sched_span *c = topo_span(m, t, l > 0 ? (int)b->lv[l - 1] : TL_NR, cpu);
+        const struct sched_span *c = topo_span(t, l > 0 ? (int)b->lv[l - 1] : TL_NR, cpu);
         if (c->first != cpu)
             continue;   /* ascending: each child span at its first CPU */
         unsigned flags = l > 0 ? topo_proto(b, t, l - 1, c)->flags : 0;
@@ -340,14 +354,13 @@ static void topo_proto_groups(const struct hw_machine *m, struct sched_topology 
 /* imb_numa_nr: on the first domain above the LLC, the LLCs it spans (or an
  * eighth of its CPUs with one LLC); above it, that times the multiple of the
  * first NUMA domain's span. */
-static void topo_imb_numa(struct sched_topology *t, const struct topo_build *b, int cpu,
-                          const struct hw_machine *m)
+static void topo_imb_numa(struct sched_topology *t, const struct topo_build *b, int cpu)
 {
     int imb = 0, imb_span = 1;
     for (int l = 0; l < b->nlv; l++) {
-        struct sched_domain *sd = topo_proto(b, t, l, topo_span(m, t, b->lv[l], cpu));
+        struct sched_domain *sd = topo_proto(b, t, l, topo_span(t, b->lv[l], cpu));
         const struct sched_domain *child =
-            l > 0 ? topo_proto(b, t, l - 1, topo_span(m, t, b->lv[l - 1], cpu)) : NULL;
+            l > 0 ? topo_proto(b, t, l - 1, topo_span(t, b->lv[l - 1], cpu)) : NULL;
         if (!(sd->flags & SD_SHARE_LLC) && child && (child->flags & SD_SHARE_LLC)) {
             int nr_llcs = sd->span->weight / child->span->weight;
             imb = nr_llcs == 1 ? sd->span->weight >> 3 : nr_llcs;
@@ -356,7 +369,7 @@ static void topo_imb_numa(struct sched_topology *t, const struct topo_build *b, 
             imb_span = sd->span->weight;
             for (int u = l + 1; u < b->nlv; u++) {
                 const struct sched_domain *p =
-                    topo_proto(b, t, u, topo_span(m, t, b->lv[u], cpu));
+                    topo_proto(b, t, u, topo_span(t, b->lv[u], cpu));
                 if (p->flags & SD_NUMA) {
                     imb_span = p->span->weight;
                     break;
@@ -387,7 +400,7 @@ static bool sd_parent_degenerate(const struct sched_domain *sd, const struct sch
     if (sd->span->weight != parent->span->weight)
         return false;
     for (int i = 0; i < sd->span->weight; i++)
-        if (!parent->span->has[sd->span->cpus[i]])
+        if (!sched_span_test_cpu(parent->span, sd->span->cpus[i]))
             return false;
     unsigned pflags = parent->flags;
     if (parent->ngroups == 1)
@@ -401,7 +414,7 @@ static void topo_rotate_groups(struct sched_domain *sd, int cpu)
     struct sched_group **ring = xcalloc((size_t)sd->ngroups, sizeof *ring);
     int local = 0;
     for (int i = 0; i < sd->ngroups; i++)
-        if (sd->groups[i]->span->has[cpu])
+        if (sched_span_test_cpu(sd->groups[i]->span, cpu))
             local = i;
     for (int i = 0; i < sd->ngroups; i++)
         ring[i] = sd->groups[(local + i) % sd->ngroups];
@@ -409,13 +422,12 @@ static void topo_rotate_groups(struct sched_domain *sd, int cpu)
 }
 
 /* cpu_attach_domain: cpu's chain from the protos, degenerate levels out. */
-static void topo_attach(const struct hw_machine *m, struct sched_topology *t,
-                        const struct topo_build *b, int cpu)
+static void topo_attach(struct sched_topology *t, const struct topo_build *b, int cpu)
 {
     struct sched_domain *d = &t->sd[cpu * TL_NR];
     int n = 0;
     for (int l = 0; l < b->nlv; l++) {
-        d[n] = *topo_proto(b, t, l, topo_span(m, t, b->lv[l], cpu));
+        d[n] = *topo_proto(b, t, l, topo_span(t, b->lv[l], cpu));
         topo_rotate_groups(&d[n], cpu);
         n++;
     }
@@ -498,8 +510,13 @@ void sched_topology_build(const struct hw_machine *m, const struct kparams *kp,
     t->llc_size = xcalloc((size_t)n, sizeof *t->llc_size);
     t->share_id = xcalloc((size_t)n, sizeof *t->share_id);
     t->smt = xcalloc((size_t)n, sizeof *t->smt);
+    t->span_first = xcalloc(slots, sizeof *t->span_first);
+    int *key_first = xcalloc((size_t)n, sizeof *key_first);
+    for (int tl = 0; tl <= TL_NR; tl++)
+        topo_build_spans(m, t, tl, key_first);
+    free(key_first);
     for (int cpu = 0; cpu < n; cpu++)
-        t->smt[cpu] = topo_span(m, t, TL_SMT, cpu);
+        t->smt[cpu] = topo_span(t, TL_SMT, cpu);
     t->smt_active = m->threads_per_core > 1;
     topo_capacities(m, kp, t);
     struct topo_desc td;
@@ -508,14 +525,14 @@ void sched_topology_build(const struct hw_machine *m, const struct kparams *kp,
     topo_build_protos(m, &td, t, &b);
     for (int l = 0; l < b.nlv; l++)
         for (int cpu = 0; cpu < n; cpu++) {
-            struct sched_domain *sd = topo_proto(&b, t, l, topo_span(m, t, b.lv[l], cpu));
+            struct sched_domain *sd = topo_proto(&b, t, l, topo_span(t, b.lv[l], cpu));
             if (sd->span->first == cpu)
-                topo_proto_groups(m, t, &b, it, l, sd);
+                topo_proto_groups(t, &b, it, l, sd);
         }
     for (int cpu = 0; cpu < n; cpu++)
-        topo_imb_numa(t, &b, cpu, m);
+        topo_imb_numa(t, &b, cpu);
     for (int cpu = 0; cpu < n; cpu++)
-        topo_attach(m, t, &b, cpu);
+        topo_attach(t, &b, cpu);
     for (int cpu = 0; cpu < n; cpu++)
         topo_cache_ids(t, cpu);
     for (size_t i = 0; i < slots; i++)
@@ -528,10 +545,8 @@ void sched_topology_destroy(struct sched_topology *t)
     if (!t->spans)
         return;
     size_t slots = (size_t)(TL_NR + 1) * (size_t)t->ncpus;
-    for (size_t i = 0; i < slots; i++) {
+    for (size_t i = 0; i < slots; i++)
         free(t->spans[i].cpus);
-        free(t->spans[i].has);
-    }
     for (int cpu = 0; cpu < t->ncpus; cpu++)
         for (int l = 0; l < t->nr_sd[cpu]; l++)
             free(t->sd[cpu * TL_NR + l].groups);
@@ -544,5 +559,6 @@ void sched_topology_destroy(struct sched_topology *t)
     free(t->llc_size);
     free(t->share_id);
     free(t->smt);
+    free(t->span_first);
     memset(t, 0, sizeof *t);
 }

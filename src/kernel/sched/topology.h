@@ -62,13 +62,22 @@ enum {
 enum sched_tl { TL_SMT, TL_CLS, TL_MC, TL_PKG, TL_NODE, TL_NUMA, TL_NR };
 
 /* A set of CPUs one level groups together (tl->mask(cpu)); levels partition
- * the CPUs here, so a span is shared by all its CPUs. */
+ * the CPUs here, so a span is shared by all its CPUs, and which span of a
+ * level holds a CPU is named by that span's first CPU: membership needs no
+ * mask per span (which would take ncpus x ncpus per level). */
 struct sched_span {
     int weight;
     int first;                  /* cpumask_first */
     int *cpus;                  /* [weight], ascending */
-    bool *has;                  /* [ncpus] */
+    const int *level_first;     /* [ncpus]: per CPU, the first CPU of its span at
+                                 * this span's level (sched_topology::span_first) */
 };
+
+/* cpumask_test_cpu(cpu, span): cpu's span at s's level is s. */
+static inline bool sched_span_test_cpu(const struct sched_span *s, int cpu)
+{
+    return s->level_first[cpu] == s->first;
+}
 
 /* struct sched_group: a child span of a domain, shared by every CPU whose
  * domain has it, as the kernel shares groups. */
@@ -109,6 +118,8 @@ struct sched_topology {
     /* storage */
     struct sched_span *spans;   /* [(TL_NR + 1) * ncpus], by level and first CPU;
                                  * level TL_NR: each CPU alone */
+    int *span_first;            /* [(TL_NR + 1) * ncpus]: by level and CPU, the first
+                                 * CPU of the level's span holding it */
     struct sched_group *grp;    /* [(TL_NR + 1) * ncpus], by level and group's first CPU */
 };
 
