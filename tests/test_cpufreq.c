@@ -133,7 +133,7 @@ static void test_pelt_cpu(void **state)
     pelt_set(f, 0, 0, &busy, 1);
     assert_true(pelt_util_at(f, 0, 4000 * ms) >= 1020);
     pelt_set(f, 0, 4000 * ms, NULL, 1);
-    assert_int_equal(f->w.cpufreq.pelt[0].lost_idle_ns, 3000 * ms);
+    assert_int_equal(f->w.cpufreq.pelt[0].clock.lost_idle_ns, 3000 * ms);
     assert_true(pelt_util_at(f, 0, 4001 * ms) >= 1000);
     f->w.sched.cpu[0].curr = NULL;
     cfx_free(f);
