@@ -17,7 +17,7 @@ static void sched_task_done(struct sim_event *ev, void *arg);
 
 void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
-    *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu,
+    *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu, .avg_cpu = -1,
                         .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1,
                         .exec_start_ns = -1 };
     sim_event_init(&t->done_ev, sched_task_done);
@@ -136,6 +136,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
         c->head = t;
     c->tail = t;
     c->nr_queued++;
+    task_avg_move(w, t, cpu);
     rq_avg_sync(w, cpu);
 }
 
