@@ -410,6 +410,7 @@ void sched_init(struct world *w)
     s->ncpus = w->machine->ncpus;
     s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
     s->rq_avg = xcalloc((size_t)s->ncpus, sizeof *s->rq_avg);
+    s->rq_clock = xcalloc((size_t)s->ncpus, sizeof *s->rq_clock);
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
@@ -435,6 +436,7 @@ void sched_destroy(struct world *w)
     w->sched.cpu = NULL;
     free(w->sched.llc);
     free(w->sched.rq_avg);
+    free(w->sched.rq_clock);
     free(w->sched.scan_mask);
     sched_balance_destroy(w);
     itmt_destroy(&w->sched.itmt);

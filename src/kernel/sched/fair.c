@@ -79,14 +79,23 @@ static unsigned long capacity_of(const struct world *w, int cpu)
 static sim_time_t rq_pelt_now(const struct world *w, int cpu)
 {
     const struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
-    return pelt_clock_at(&ra->clock, w->q.now_ns, ra->running, (unsigned)capacity_of(w, cpu),
+    return pelt_clock_at(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running, (unsigned)capacity_of(w, cpu),
                          arch_scale_freq_capacity(w, cpu));
+}
+
+/* An upper bound of rq_pelt_now without its arithmetic or another cache
+ * line: the clock never runs faster than the real one (scales at most
+ * 1024/1024) and lost idle time only holds it back, so a period that has
+ * not ended by the real clock has not ended on the PELT clock. */
+static sim_time_t rq_pelt_bound(const struct world *w)
+{
+    return w->q.now_ns;
 }
 
 void rq_clock_pelt_sync(struct world *w, int cpu)
 {
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
-    pelt_clock_update(&ra->clock, w->q.now_ns, ra->running, (unsigned)capacity_of(w, cpu),
+    pelt_clock_update(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running, (unsigned)capacity_of(w, cpu),
                       arch_scale_freq_capacity(w, cpu));
 }
 
@@ -97,11 +106,12 @@ void rq_avg_sync(struct world *w, int cpu)
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
     rq_clock_pelt_sync(w, cpu);
-    pelt_update_load_avg(&ra->avg, rq_clock_pelt(&ra->clock), rq_pelt_load(ra), ra->running, 1);
+    pelt_update_load_avg(&ra->avg, rq_clock_pelt(&w->sched.rq_clock[cpu]), rq_pelt_load(ra),
+                         ra->running, 1);
     int old_nr = ra->nr_running;
     bool running = c->curr != NULL;
     if (ra->running && !running)
-        pelt_clock_enter_idle(&ra->clock, w->q.now_ns, ra->avg.util_sum);
+        pelt_clock_enter_idle(&w->sched.rq_clock[cpu], w->q.now_ns, ra->avg.util_sum);
     ra->running = running;
     ra->nr_running = (c->curr != NULL) + c->nr_queued;
     /* add_nr_running / sub_nr_running: every change of nr_running comes here */
@@ -162,6 +172,8 @@ void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
 static const struct sched_avg *rq_avg(const struct world *w, int cpu)
 {
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
+    if (!pelt_period_ended(&ra->avg, rq_pelt_bound(w)))
+        return &ra->avg;   /* no boundary even by the real clock: nothing to do */
     sim_time_t now = rq_pelt_now(w, cpu);
     if (pelt_period_ended(&ra->avg, now))
         pelt_update_load_avg(&ra->avg, now, rq_pelt_load(ra), ra->running, 1);
@@ -177,6 +189,9 @@ struct sched_avg task_avg_now(const struct world *w, const struct task *t)
 {
     if (t->avg_new)
         return t->avg;
+    int cpu = t->avg_cpu >= 0 ? t->avg_cpu : t->prev_cpu;
+    if (cpu >= 0 && !pelt_period_ended(&t->avg, rq_pelt_bound(w)))
+        return t->avg;   /* see rq_avg */
     return pelt_avg_at(&t->avg, task_pelt_now(w, t), task_pelt_load(t),
                        t->avg_state == TASK_AVG_RUNNING, NICE_0_LOAD);
 }

@@ -117,9 +117,7 @@ struct sched_cpu {
  * sums (the lazy update), so readers with a const world reach it through
  * the pointer. */
 struct cfs_rq_avg {
-    struct sched_avg avg;       /* on clock's time (rq_clock_pelt) */
-    struct pelt_clock clock;    /* rq->clock_pelt (pelt.h): capacity- and
-                                 * frequency-scaled running time */
+    struct sched_avg avg;       /* on sched.rq_clock[cpu]'s time (rq_clock_pelt) */
     int nr_running;             /* nr_running since avg.last_update_ns */
     bool running;               /* a task ran since avg.last_update_ns */
 };
@@ -160,6 +158,10 @@ struct sched_balance {
 struct sched {
     struct sched_cpu *cpu;      /* [ncpus] */
     struct cfs_rq_avg *rq_avg;  /* [ncpus] */
+    /* [ncpus] rq->clock_pelt (pelt.h): capacity- and frequency-scaled
+     * running time; apart from rq_avg, which the scans over every CPU read,
+     * to keep those entries small */
+    struct pelt_clock *rq_clock;
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
