@@ -182,8 +182,9 @@ static void test_fair_invariant(void **state)
     double cap = (double)w->sched.topo.capacity[16];
     double want = 1024 * (1 - pow(2, -2 * cap / 1024));
     assert_in_range((unsigned long)want, 569, 571);
-    assert_in_range(task_avg_now(w, &e).util_avg, (unsigned long)(want - 3), (unsigned long)(want + 3));
-    assert_in_range(rq_avg_now(w, 16).util_avg, (unsigned long)(want - 3), (unsigned long)(want + 3));
+    unsigned long lo = (unsigned long)want - 3, hi = (unsigned long)want + 3;
+    assert_in_range(task_avg_now(w, &e).util_avg, lo, hi);
+    assert_in_range(rq_avg_now(w, 16).util_avg, lo, hi);
     p.cpu = -1;
     task_avg_sync(w, &p, TASK_AVG_SLEEPING);
     fair_set(f, 2, 64 * period_ns, NULL, 2);

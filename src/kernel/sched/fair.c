@@ -25,14 +25,13 @@
  * capacity/1024 and f/fmax, synced to the real clock while idle, with
  * lost_idle_time), so frequency- and capacity-invariant as the kernel's
  * (x86 frequency invariance since v5.7) for load as well as util. A task's
- * averages follow it to a new CPU's clock when it is enqueued there. A runqueue's
- * sums are brought up to date when its state changes and when a rule reads
- * them (at most once per period: the kernel's remote reads see the value of
- * the last tick or blocked-load update instead), a task's when its state
- * changes. Departures: no util_est,
- * no runnable_avg apart from load, no blocked
- * load migration (a task's history stays in its old CPU's signals and
- * decays there), nice 0 for every task. A new task starts with load 1024 and
+ * averages follow it to a new CPU's clock when it is enqueued there. A
+ * runqueue's sums are brought up to date when its state changes and when a
+ * rule reads them (at most once per period: the kernel's remote reads see
+ * the value of the last tick or blocked-load update instead), a task's when
+ * its state changes. Departures: no util_est, no runnable_avg apart from
+ * load, no blocked load migration (a task's history stays in its old CPU's
+ * signals and decays there), nice 0 for every task. A new task starts with load 1024 and
  * util half the spare capacity of its CPU (post_init_entity_util_avg).
  *
  * Also not modelled: WF_SYNC (no waker here asks for it), WF_CURRENT_CPU,
@@ -79,8 +78,8 @@ static unsigned long capacity_of(const struct world *w, int cpu)
 static sim_time_t rq_pelt_now(const struct world *w, int cpu)
 {
     const struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
-    return pelt_clock_at(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running, (unsigned)capacity_of(w, cpu),
-                         arch_scale_freq_capacity(w, cpu));
+    return pelt_clock_at(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running,
+                         (unsigned)capacity_of(w, cpu), arch_scale_freq_capacity(w, cpu));
 }
 
 /* An upper bound of rq_pelt_now without its arithmetic or another cache
@@ -95,8 +94,8 @@ static sim_time_t rq_pelt_bound(const struct world *w)
 void rq_clock_pelt_sync(struct world *w, int cpu)
 {
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
-    pelt_clock_update(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running, (unsigned)capacity_of(w, cpu),
-                      arch_scale_freq_capacity(w, cpu));
+    pelt_clock_update(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running,
+                      (unsigned)capacity_of(w, cpu), arch_scale_freq_capacity(w, cpu));
 }
 
 /* The CPU goes idle after its last update (pick_next_task_idle ->
