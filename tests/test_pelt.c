@@ -164,6 +164,110 @@ static void test_attach(void **state)
     assert_int_equal(se.load_sum, PELT_MIN_DIVIDER + 3);
 }
 
+/* ---- the invariant clock (struct pelt_clock) --------------------------------- */
+
+/* A runqueue whose one task runs or not (running) from now on, its signal
+ * on rq_clock_pelt; cap and freq (1024ths) are those of the step just ended. */
+struct rq_sim {
+    struct pelt_clock c;
+    struct sched_avg a;
+    bool running;
+};
+
+static void rq_step(struct rq_sim *r, sim_time_t now_ns, bool running, unsigned cap, unsigned freq)
+{
+    pelt_clock_update(&r->c, now_ns, r->running, cap, freq);
+    pelt_update_load_avg(&r->a, rq_clock_pelt(&r->c), r->running, r->running, 1);
+    if (r->running && !running)
+        pelt_clock_enter_idle(&r->c, now_ns, r->a.util_sum);
+    r->running = running;
+}
+
+/* The clock runs at capacity x f/fmax while busy: 64 periods of running at
+ * fmax/2, or on a CPU of capacity 512, give what 32 periods at fmax give,
+ * to the unit: ~512, where the plain signal would be ~768; at fmax on a
+ * full-capacity CPU the signal climbs to 1024 as before. */
+static void test_invariant_scaling(void **state)
+{
+    (void)state;
+    struct rq_sim half_f = { .running = true }, half_cap = { .running = true },
+                  full = { .running = true };
+    rq_step(&half_f, 64 * PERIOD_NS, true, 1024, 512);
+    rq_step(&half_cap, 64 * PERIOD_NS, true, 512, 1024);
+    rq_step(&full, 32 * PERIOD_NS, true, 1024, 1024);
+    assert_int_equal(rq_clock_pelt(&half_f.c), 32 * PERIOD_NS);
+    assert_in_range(full.a.util_avg, 511, 513);
+    assert_int_equal(half_f.a.util_avg, full.a.util_avg);
+    assert_int_equal(half_cap.a.util_avg, full.a.util_avg);
+    struct rq_sim quarter = { .running = true };   /* capacity 512 at fmax/2 */
+    rq_step(&quarter, 128 * PERIOD_NS, true, 512, 512);
+    assert_int_equal(quarter.a.util_avg, full.a.util_avg);
+    rq_step(&full, 1000 * PERIOD_NS, true, 1024, 1024);
+    assert_true(full.a.util_avg >= 1020);
+}
+
+/* The same work, the same util: 10 ms of running at fmax/2 then 10 ms idle,
+ * 50 times, leaves the signal 5 ms at fmax then 15 ms idle leaves, exactly
+ * (the clock's lag is decayed as idle time), ~256; the plain signal of
+ * 10 ms busy in 20 would be ~512. */
+static void test_invariant_duty_cycle(void **state)
+{
+    (void)state;
+    const sim_time_t ms = 1000000;
+    struct rq_sim slow = { 0 }, fast = { 0 }, plain = { 0 };
+    for (int k = 0; k < 50; k++) {
+        sim_time_t t0 = k * 20 * ms;
+        rq_step(&slow, t0, true, 1024, 512);
+        rq_step(&fast, t0, true, 1024, 1024);
+        rq_step(&plain, t0, true, 1024, 1024);
+        rq_step(&slow, t0 + 10 * ms, false, 1024, 512);
+        rq_step(&fast, t0 + 5 * ms, false, 1024, 1024);
+        rq_step(&plain, t0 + 10 * ms, false, 1024, 1024);
+    }
+    rq_step(&slow, 1000 * ms, false, 1024, 512);
+    rq_step(&fast, 1000 * ms, false, 1024, 1024);
+    rq_step(&plain, 1000 * ms, false, 1024, 1024);
+    assert_int_equal(slow.a.util_avg, fast.a.util_avg);
+    assert_int_equal(slow.a.util_sum, fast.a.util_sum);
+    assert_in_range(slow.a.util_avg, 200, 300);
+    assert_in_range(plain.a.util_avg, 430, 530);
+    assert_int_equal(slow.c.lost_idle_ns, 0);
+}
+
+/* Idle decays on the real clock: 64 periods at fmax/2 (~512, a 32-period
+ * lag) then 32 periods idle: 64 periods of decay since the running ended in
+ * PELT time, a quarter, ~128. */
+static void test_invariant_idle_decay(void **state)
+{
+    (void)state;
+    struct rq_sim r = { .running = true };
+    rq_step(&r, 64 * PERIOD_NS, false, 1024, 512);
+    assert_in_range(r.a.util_avg, 511, 513);
+    assert_int_equal(r.c.lost_idle_ns, 0);
+    rq_step(&r, 96 * PERIOD_NS, false, 1024, 512);
+    assert_in_range(r.a.util_avg, 127, 129);
+}
+
+/* lost_idle_time: a CPU that never idles at fmax/4 still fills its signal;
+ * when it idles with a full util_sum, the clock's 3 s lag is not idle time
+ * (2 periods later the signal has lost only those periods' ~4 %), and
+ * idle time after that decays as usual. */
+static void test_invariant_lost_idle(void **state)
+{
+    (void)state;
+    const sim_time_t ms = 1000000;
+    struct rq_sim r = { .running = true };
+    rq_step(&r, 4000 * ms, false, 1024, 256);
+    assert_true(r.a.util_avg >= 1020);
+    assert_int_equal(r.c.lost_idle_ns, 3000 * ms);
+    assert_int_equal(rq_clock_pelt(&r.c), 1000 * ms);
+    rq_step(&r, 4000 * ms + 2 * PERIOD_NS, false, 1024, 256);
+    assert_true(r.a.util_avg >= 950);   /* two periods' decay, not 3 s */
+    unsigned long before = r.a.util_avg;
+    rq_step(&r, 4000 * ms + 34 * PERIOD_NS, false, 1024, 256);
+    assert_in_range(r.a.util_avg, before / 2 - 2, before / 2 + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +280,10 @@ int main(void)
         cmocka_unit_test(test_unit_grid),
         cmocka_unit_test(test_attach),
         cmocka_unit_test(test_load_avg_wide),
+        cmocka_unit_test(test_invariant_scaling),
+        cmocka_unit_test(test_invariant_duty_cycle),
+        cmocka_unit_test(test_invariant_idle_decay),
+        cmocka_unit_test(test_invariant_lost_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

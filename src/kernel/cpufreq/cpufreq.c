@@ -229,6 +229,9 @@ void cpufreq_set_core_mhz(struct world *w, int core, uint32_t want_mhz)
     if (w->cpufreq.track_util)
         for (int i = 0; i < c->nthreads; i++)
             pelt_sync(w, c->cpus[i]);
+    if (w->sched.rq_avg)   /* fair.c's signals: their clocks too */
+        for (int i = 0; i < c->nthreads; i++)
+            rq_clock_pelt_sync(w, c->cpus[i]);
     hw_core_set_mhz(&w->hw, core, mhz, w->q.now_ns);
     if (w->sched.cpu)   /* NULL while the world is being built */
         sched_core_speed_changed(w, core);

@@ -116,9 +116,7 @@ struct cpufreq_policy {
  * frequency-invariant PELT clock (rq->clock_pelt). */
 struct pelt_cpu {
     struct sched_avg avg;       /* util_avg 0..PELT_SCALE (kernel/sched/pelt.h) */
-    sim_time_t clock_pelt_ns;   /* rq->clock_pelt: f/fmax of the running time */
-    sim_time_t lost_idle_ns;    /* rq->lost_idle_time: idle time of a full CPU */
-    sim_time_t last_update_ns;  /* real time of the last fold */
+    struct pelt_clock clock;    /* rq->clock_pelt at f/fmax (kernel/sched/pelt.h) */
     sim_time_t busy_ns;         /* total time running a task */
     uint64_t idle_calls;        /* times the CPU went idle */
     bool running;
@@ -313,8 +311,7 @@ void pelt_init(struct pelt_cpu *pc, sim_time_t now_ns);
 void pelt_sync(struct world *w, int cpu);
 /* pelt_sync, then take the CPU's new state from the scheduler. */
 void pelt_update(struct world *w, int cpu);
-/* The PELT clock after dt_ns of running at f/fmax = scale / 1024 (cap_scale,
- * integer as in the kernel's update_rq_clock_pelt). */
-sim_time_t pelt_clock_advance(sim_time_t clock_pelt_ns, sim_time_t dt_ns, unsigned scale);
+/* f/fmax of cpu's core now, in 1024ths, at most 1024 (arch_scale_freq_capacity). */
+unsigned arch_scale_freq_capacity(const struct world *w, int cpu);
 
 #endif

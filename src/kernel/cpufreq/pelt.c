@@ -16,8 +16,12 @@
  * clock from then on (update_idle_rq_clock_pelt), so a CPU that never idles
  * still climbs to 1024, slowly at low f.
  *
+ * The clock and its rules are kernel/sched/pelt.h's struct pelt_clock,
+ * which fair.c's signals run on too.
+ *
  * Departures: one signal per CPU (the rq's CFS util_avg, kept apart from
- * the non-invariant signals fair.c places tasks with), no per-task signals,
+ * fair.c's: this one is not capacity-invariant, and both are kept so that
+ * schedutil's signal is unchanged), no per-task signals,
  * no util_est, no RT/DL/IRQ parts; the capacity of each CPU is its own
  * maximum (util relative to its fmax). The CPU's state comes from the
  * scheduler at every busy/idle transition, the only times it changes, and
@@ -27,17 +31,10 @@
 
 void pelt_init(struct pelt_cpu *pc, sim_time_t now_ns)
 {
-    *pc = (struct pelt_cpu){ .avg = { .last_update_ns = now_ns },
-                             .clock_pelt_ns = now_ns, .last_update_ns = now_ns };
+    *pc = (struct pelt_cpu){ .avg = { .last_update_ns = now_ns }, .clock = pelt_clock_new(now_ns) };
 }
 
-sim_time_t pelt_clock_advance(sim_time_t clock_pelt_ns, sim_time_t dt_ns, unsigned scale)
-{
-    return clock_pelt_ns + (sim_time_t)(((uint64_t)dt_ns * scale) >> 10);
-}
-
-/* f/fmax of cpu's core now, in 1024ths (arch_scale_freq_capacity), at most 1024. */
-static unsigned pelt_freq_scale(const struct world *w, int cpu)
+unsigned arch_scale_freq_capacity(const struct world *w, int cpu)
 {
     const struct hw_machine *m = w->machine;
     int core = m->cpus[cpu].core;
@@ -45,33 +42,18 @@ static unsigned pelt_freq_scale(const struct world *w, int cpu)
     return scale < 1024 ? (unsigned)scale : 1024;
 }
 
+/* The clock runs at f/fmax only: this signal's capacity is the CPU's own. */
 void pelt_sync(struct world *w, int cpu)
 {
     struct pelt_cpu *pc = &w->cpufreq.pelt[cpu];
-    sim_time_t now = w->q.now_ns;
-    sim_time_t dt = now - pc->last_update_ns;
+    sim_time_t dt = pelt_clock_update(&pc->clock, w->q.now_ns, pc->running, SCHED_CAPACITY_SCALE,
+                                      arch_scale_freq_capacity(w, cpu));
     if (dt <= 0)
         return;
-    if (pc->running) {
-        pc->clock_pelt_ns = pelt_clock_advance(pc->clock_pelt_ns, dt, pelt_freq_scale(w, cpu));
+    if (pc->running)
         pc->busy_ns += dt;
-    } else {
-        pc->clock_pelt_ns = now;   /* idle: the PELT clock follows the real one */
-    }
-    pc->last_update_ns = now;
-    pelt_update_load_avg(&pc->avg, pc->clock_pelt_ns - pc->lost_idle_ns,
+    pelt_update_load_avg(&pc->avg, rq_clock_pelt(&pc->clock),
                          pc->running ? SCHED_CAPACITY_SCALE : 0, pc->running, 1);
-}
-
-/* update_idle_rq_clock_pelt: the CPU goes idle; a full util_sum (against
- * the upper bound of the divider, as the kernel compares) had no idle time
- * to lose, so the clock's lag is kept out of the signal. */
-static void pelt_enter_idle(struct world *w, struct pelt_cpu *pc)
-{
-    const uint32_t full = ((LOAD_AVG_MAX - 1024) << 10) - LOAD_AVG_MAX;
-    if (pc->avg.util_sum >= full)
-        pc->lost_idle_ns += w->q.now_ns - pc->clock_pelt_ns;
-    pc->clock_pelt_ns = w->q.now_ns;
 }
 
 void pelt_update(struct world *w, int cpu)
@@ -81,7 +63,7 @@ void pelt_update(struct world *w, int cpu)
     bool running = w->sched.cpu[cpu].curr != NULL;
     if (pc->running && !running) {
         pc->idle_calls++;
-        pelt_enter_idle(w, pc);
+        pelt_clock_enter_idle(&pc->clock, w->q.now_ns, pc->avg.util_sum);
     }
     pc->running = running;
 }

@@ -17,7 +17,7 @@ static void sched_task_done(struct sim_event *ev, void *arg);
 
 void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
-    *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu,
+    *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu, .avg_cpu = -1,
                         .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1,
                         .exec_start_ns = -1 };
     sim_event_init(&t->done_ev, sched_task_done);
@@ -144,6 +144,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
     c->tail = t;
     c->nr_queued++;
     w->sched.nr_running[cpu]++;
+    task_avg_move(w, t, cpu);
     rq_avg_sync(w, cpu);
 }
 
@@ -419,6 +420,7 @@ void sched_init(struct world *w)
     s->cpu = xcalloc((size_t)s->ncpus, sizeof *s->cpu);
     s->rq_avg = xcalloc((size_t)s->ncpus, sizeof *s->rq_avg);
     s->nr_running = xcalloc((size_t)s->ncpus, sizeof *s->nr_running);
+    s->rq_clock = xcalloc((size_t)s->ncpus, sizeof *s->rq_clock);
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
@@ -445,6 +447,7 @@ void sched_destroy(struct world *w)
     free(w->sched.llc);
     free(w->sched.rq_avg);
     free(w->sched.nr_running);
+    free(w->sched.rq_clock);
     free(w->sched.scan_mask);
     sched_balance_destroy(w);
     itmt_destroy(&w->sched.itmt);

@@ -20,14 +20,18 @@
  *
  * PELT (kernel/sched/pelt.c, in its fixed point: pelt.h), as far as these
  * rules read it: per CPU, util (running time) and load (nr_running x
- * NICE_0_LOAD); per task, util (running) and load (runnable). A runqueue's
- * sums are brought up to date when its state changes and when a rule reads
- * them (at most once per period: the kernel's remote reads see the value of
- * the last tick or blocked-load update instead), a task's when its state
- * changes. Departures: not frequency- or capacity-invariant, no util_est,
- * no runnable_avg apart from load, no blocked
- * load migration (a task's history stays in its old CPU's signals and
- * decays there), nice 0 for every task. A new task starts with load 1024 and
+ * NICE_0_LOAD); per task, util (running) and load (runnable), all on the
+ * runqueue's clock_pelt (pelt.h's struct pelt_clock: running time scaled by
+ * capacity/1024 and f/fmax, synced to the real clock while idle, with
+ * lost_idle_time), so frequency- and capacity-invariant as the kernel's
+ * (x86 frequency invariance since v5.7) for load as well as util. A task's
+ * averages follow it to a new CPU's clock when it is enqueued there. A
+ * runqueue's sums are brought up to date when its state changes and when a
+ * rule reads them (at most once per period: the kernel's remote reads see
+ * the value of the last tick or blocked-load update instead), a task's when
+ * its state changes. Departures: no util_est, no runnable_avg apart from
+ * load, no blocked load migration (a task's history stays in its old CPU's
+ * signals and decays there), nice 0 for every task. A new task starts with load 1024 and
  * util half the spare capacity of its CPU (post_init_entity_util_avg).
  *
  * Also not modelled: WF_SYNC (no waker here asks for it), WF_CURRENT_CPU,
@@ -63,26 +67,101 @@ static unsigned long task_pelt_load(const struct task *t)
     return t->avg_state != TASK_AVG_SLEEPING;
 }
 
+static unsigned long capacity_of(const struct world *w, int cpu)
+{
+    return w->sched.topo.capacity[cpu];
+}
+
+/* rq_clock_pelt of cpu now (pelt.h): its clock advanced at the runqueue's
+ * state since the last sync, scaled by arch_scale_cpu_capacity (the CPU's
+ * capacity) and arch_scale_freq_capacity (f/fmax, APERF/MPERF on x86). */
+static sim_time_t rq_pelt_now(const struct world *w, int cpu)
+{
+    const struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
+    return pelt_clock_at(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running,
+                         (unsigned)capacity_of(w, cpu), arch_scale_freq_capacity(w, cpu));
+}
+
+/* An upper bound of rq_pelt_now without its arithmetic or another cache
+ * line: the clock never runs faster than the real one (scales at most
+ * 1024/1024) and lost idle time only holds it back, so a period that has
+ * not ended by the real clock has not ended on the PELT clock. */
+static sim_time_t rq_pelt_bound(const struct world *w)
+{
+    return w->q.now_ns;
+}
+
+void rq_clock_pelt_sync(struct world *w, int cpu)
+{
+    struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
+    pelt_clock_update(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running,
+                      (unsigned)capacity_of(w, cpu), arch_scale_freq_capacity(w, cpu));
+}
+
+/* The CPU goes idle after its last update (pick_next_task_idle ->
+ * update_idle_rq_clock_pelt): a full util_sum's clock lag is lost idle time. */
 void rq_avg_sync(struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
-    pelt_update_load_avg(&ra->avg, w->q.now_ns, rq_pelt_load(ra), ra->running, 1);
+    rq_clock_pelt_sync(w, cpu);
+    pelt_update_load_avg(&ra->avg, rq_clock_pelt(&w->sched.rq_clock[cpu]), rq_pelt_load(ra),
+                         ra->running, 1);
     int old_nr = ra->nr_running;
-    ra->running = c->curr != NULL;
+    bool running = c->curr != NULL;
+    if (ra->running && !running)
+        pelt_clock_enter_idle(&w->sched.rq_clock[cpu], w->q.now_ns, ra->avg.util_sum);
+    ra->running = running;
     ra->nr_running = (c->curr != NULL) + c->nr_queued;
     /* add_nr_running / sub_nr_running: every change of nr_running comes here */
     if (old_nr != ra->nr_running)
         sched_balance_nr_changed(w, old_nr, ra->nr_running);
 }
 
+/* The PELT time t's averages are on: its CPU's clock; a task never synced
+ * is on the CPU it last ran on, or the real clock. */
+static sim_time_t task_pelt_now(const struct world *w, const struct task *t)
+{
+    int cpu = t->avg_cpu >= 0 ? t->avg_cpu : t->prev_cpu;
+    return cpu >= 0 ? rq_pelt_now(w, cpu) : w->q.now_ns;
+}
+
+static void task_avg_fold(struct world *w, struct task *t)
+{
+    pelt_update_load_avg(&t->avg, task_pelt_now(w, t), task_pelt_load(t),
+                         t->avg_state == TASK_AVG_RUNNING, NICE_0_LOAD);
+}
+
+/* A task changing CPU: bring its averages up to its old CPU's clock
+ * (migrate_task_rq_fair's sync_entity_load_avg), then carry them over to
+ * the new CPU's clock unchanged, the part of a 1024 ns unit not yet summed
+ * kept (the kernel's attach_entity_load_avg re-derives the sums on the new
+ * runqueue's grid instead: the same averages). */
+void task_avg_move(struct world *w, struct task *t, int cpu)
+{
+    if (t->avg_new || t->avg_cpu == cpu || t->avg_cpu < 0) {
+        if (!t->avg_new && t->avg_cpu < 0)
+            task_avg_fold(w, t);
+        t->avg_cpu = cpu;
+        return;
+    }
+    sim_time_t from = rq_pelt_now(w, t->avg_cpu), to = rq_pelt_now(w, cpu);
+    pelt_update_load_avg(&t->avg, from, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
+                         NICE_0_LOAD);
+    t->avg.last_update_ns += to - from;
+    t->avg_cpu = cpu;
+}
+
 /* A new task's averages were set by fair_post_init_util, which also put
- * its sums on its runqueue's grid (attach_entity_load_avg). */
+ * its sums on its runqueue's grid (attach_entity_load_avg). A running
+ * task's util accrues on its CPU's clock. */
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
 {
-    if (!t->avg_new)
-        pelt_update_load_avg(&t->avg, w->q.now_ns, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
-                    NICE_0_LOAD);
+    if (!t->avg_new) {
+        task_avg_fold(w, t);
+        if (t->cpu >= 0)
+            task_avg_move(w, t, t->cpu);
+    }
     t->avg_new = false;
     t->avg_state = s;
 }
@@ -92,8 +171,11 @@ void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s)
 static const struct sched_avg *rq_avg(const struct world *w, int cpu)
 {
     struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
-    if (pelt_period_ended(&ra->avg, w->q.now_ns))
-        pelt_update_load_avg(&ra->avg, w->q.now_ns, rq_pelt_load(ra), ra->running, 1);
+    if (!pelt_period_ended(&ra->avg, rq_pelt_bound(w)))
+        return &ra->avg;   /* no boundary even by the real clock: nothing to do */
+    sim_time_t now = rq_pelt_now(w, cpu);
+    if (pelt_period_ended(&ra->avg, now))
+        pelt_update_load_avg(&ra->avg, now, rq_pelt_load(ra), ra->running, 1);
     return &ra->avg;
 }
 
@@ -106,13 +188,11 @@ struct sched_avg task_avg_now(const struct world *w, const struct task *t)
 {
     if (t->avg_new)
         return t->avg;
-    return pelt_avg_at(&t->avg, w->q.now_ns, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
-                       NICE_0_LOAD);
-}
-
-static unsigned long capacity_of(const struct world *w, int cpu)
-{
-    return w->sched.topo.capacity[cpu];
+    int cpu = t->avg_cpu >= 0 ? t->avg_cpu : t->prev_cpu;
+    if (cpu >= 0 && !pelt_period_ended(&t->avg, rq_pelt_bound(w)))
+        return t->avg;   /* see rq_avg */
+    return pelt_avg_at(&t->avg, task_pelt_now(w, t), task_pelt_load(t),
+                       t->avg_state == TASK_AVG_RUNNING, NICE_0_LOAD);
 }
 
 /* Whether p contributes to cpu's signals (task_cpu(p) == cpu, not new). */
@@ -742,6 +822,7 @@ void fair_post_init_util(struct world *w, struct task *p, int cpu)
         p->avg.util_avg = util < (unsigned long)cap ? util : (unsigned long)cap;
     }
     pelt_attach(&p->avg, &rq, NICE_0_LOAD);
+    p->avg_cpu = cpu;
 }
 
 void fair_cpu_went_idle(struct world *w, int cpu)

@@ -120,3 +120,38 @@ void pelt_attach(struct sched_avg *sa, const struct sched_avg *rq, unsigned long
     uint64_t load_sum = (uint64_t)sa->load_avg * divider;
     sa->load_sum = weight < load_sum ? load_sum / weight : 1;
 }
+
+sim_time_t pelt_clock_update(struct pelt_clock *c, sim_time_t now_ns, bool running,
+                             unsigned cap_scale, unsigned freq_scale)
+{
+    sim_time_t dt = now_ns - c->last_update_ns;
+    if (dt <= 0)
+        return 0;
+    if (running) {
+        /* capacity first, then frequency, each truncated as cap_scale does */
+        sim_time_t scaled = pelt_clock_advance(0, dt, cap_scale);
+        c->clock_pelt_ns = pelt_clock_advance(c->clock_pelt_ns, scaled, freq_scale);
+    } else {
+        c->clock_pelt_ns = now_ns;   /* idle: the PELT clock follows the real one */
+    }
+    c->last_update_ns = now_ns;
+    return dt;
+}
+
+sim_time_t pelt_clock_at(const struct pelt_clock *c, sim_time_t now_ns, bool running,
+                         unsigned cap_scale, unsigned freq_scale)
+{
+    struct pelt_clock tmp = *c;
+    pelt_clock_update(&tmp, now_ns, running, cap_scale, freq_scale);
+    return rq_clock_pelt(&tmp);
+}
+
+void pelt_clock_enter_idle(struct pelt_clock *c, sim_time_t now_ns, uint32_t util_sum)
+{
+    /* the most a util_sum holds, against the divider's upper bound as the
+     * kernel compares: reaching it means no idle time in the window */
+    const uint32_t full = ((LOAD_AVG_MAX - 1024) << 10) - LOAD_AVG_MAX;
+    if (util_sum >= full)
+        c->lost_idle_ns += now_ns - c->clock_pelt_ns;
+    c->clock_pelt_ns = now_ns;
+}

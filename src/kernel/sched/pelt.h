@@ -84,4 +84,50 @@ struct sched_avg pelt_avg_at(const struct sched_avg *sa, sim_time_t now_ns, unsi
  * joins (attach_entity_load_avg): a new task's post-init signals. */
 void pelt_attach(struct sched_avg *sa, const struct sched_avg *rq, unsigned long weight);
 
+/* rq->clock_pelt (kernel/sched/pelt.h, since v5.1, 23127296889f): the time
+ * a runqueue's signals and those of its entities run on. While a task runs
+ * it advances by the running time x capacity/1024 x f/fmax
+ * (update_rq_clock_pelt: two cap_scale steps, integer as in the kernel), so
+ * that the same work adds the same util at any speed; while the CPU idles it
+ * is set to the real clock, so the lag is decayed as idle time. A runqueue
+ * whose util_sum is full when it goes idle had no idle time: the lag is kept
+ * as lost_idle_time and subtracted from then on (update_idle_rq_clock_pelt).
+ * The signals read rq_clock_pelt = clock_pelt - lost_idle_time. Both load
+ * and util of an entity and of its runqueue accrue on this clock (fair.c's
+ * update_load_avg passes cfs_rq_clock_pelt to __update_load_avg_se and
+ * update_cfs_rq_load_avg), so both are invariant. */
+struct pelt_clock {
+    sim_time_t clock_pelt_ns;   /* rq->clock_pelt */
+    sim_time_t lost_idle_ns;    /* rq->lost_idle_time */
+    sim_time_t last_update_ns;  /* real time (clock_task) of the last advance */
+};
+
+/* The clock after dt_ns of running at scale / 1024 (cap_scale). */
+static inline sim_time_t pelt_clock_advance(sim_time_t clock_pelt_ns, sim_time_t dt_ns,
+                                            unsigned scale)
+{
+    return clock_pelt_ns + (sim_time_t)(((uint64_t)dt_ns * scale) >> 10);
+}
+/* rq_clock_pelt: what the signals read. */
+static inline sim_time_t rq_clock_pelt(const struct pelt_clock *c)
+{
+    return c->clock_pelt_ns - c->lost_idle_ns;
+}
+/* A clock that reads now_ns (a CPU idle from the start). */
+static inline struct pelt_clock pelt_clock_new(sim_time_t now_ns)
+{
+    return (struct pelt_clock){ .clock_pelt_ns = now_ns, .last_update_ns = now_ns };
+}
+/* update_rq_clock_pelt: advance c to now_ns, the CPU having run a task
+ * (running) at cap_scale x freq_scale / 1024^2 of its fastest since the
+ * last advance, else idled. Returns the real time that passed (0 if none). */
+sim_time_t pelt_clock_update(struct pelt_clock *c, sim_time_t now_ns, bool running,
+                             unsigned cap_scale, unsigned freq_scale);
+/* rq_clock_pelt as pelt_clock_update would leave it at now_ns, c unchanged. */
+sim_time_t pelt_clock_at(const struct pelt_clock *c, sim_time_t now_ns, bool running,
+                         unsigned cap_scale, unsigned freq_scale);
+/* update_idle_rq_clock_pelt: the CPU goes idle at now_ns with its runqueue's
+ * util_sum (c already advanced to now_ns). */
+void pelt_clock_enter_idle(struct pelt_clock *c, sim_time_t now_ns, uint32_t util_sum);
+
 #endif

@@ -73,6 +73,7 @@ struct task {
     struct sched_avg avg;       /* se->avg (pelt.h): util over running, load over
                                  * runnable, both 0..1024 for a nice-0 task */
     enum task_avg_state avg_state;
+    int avg_cpu;                /* whose rq_clock_pelt avg's time is on (-1: none yet) */
     bool avg_new;               /* forked, not yet enqueued (no contribution anywhere) */
     double work_ns;             /* remaining work, ns on the reference core alone */
     double speed;               /* speed of the running segment (hw_thread_speed) */
@@ -116,7 +117,7 @@ struct sched_cpu {
  * sums (the lazy update), so readers with a const world reach it through
  * the pointer. */
 struct cfs_rq_avg {
-    struct sched_avg avg;
+    struct sched_avg avg;       /* on sched.rq_clock[cpu]'s time (rq_clock_pelt) */
     int nr_running;             /* nr_running since avg.last_update_ns */
     bool running;               /* a task ran since avg.last_update_ns */
 };
@@ -161,6 +162,10 @@ struct sched {
                                  * tasks; apart from sched_cpu so that idle checks of
                                  * other CPUs (a sibling, a wake-up scan) read one
                                  * small array, not a cache line per CPU */
+    /* [ncpus] rq->clock_pelt (pelt.h): capacity- and frequency-scaled
+     * running time; apart from rq_avg, which the scans over every CPU read,
+     * to keep those entries small */
+    struct pelt_clock *rq_clock;
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
@@ -244,6 +249,11 @@ int select_task_rq_fair(struct world *w, struct task *t, int waker_cpu, bool for
  * the same for a task entering state s. Call after every change. */
 void rq_avg_sync(struct world *w, int cpu);
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s);
+/* t's averages move to cpu's PELT clock (enqueue on cpu). */
+void task_avg_move(struct world *w, struct task *t, int cpu);
+/* update_rq_clock: advance cpu's PELT clock to now at its state, speed and
+ * capacity so far (before the speed changes). */
+void rq_clock_pelt_sync(struct world *w, int cpu);
 /* post_init_entity_util_avg: a new task's util from cpu's spare capacity. */
 void fair_post_init_util(struct world *w, struct task *p, int cpu);
 /* cpu went idle after running a task: idle_stamp, has_idle_cores. */
