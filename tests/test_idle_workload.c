@@ -41,14 +41,6 @@ static struct fx *iw_run(const char *const (*kv)[2], int n, struct rpt_metric_se
     return f;
 }
 
-static double metric(const struct rpt_metric_set *m, const char *name)
-{
-    const struct rpt_metric_value *v = rpt_set_get(m, name);
-    if (!v)
-        fail_msg("no metric %s", name);
-    return v->value;
-}
-
 static double timer_hz_of(const struct fx *f, int cpu)
 {
     return (double)f->w.idle.cpu[cpu].nr_timer_irqs / IW_WINDOW_S;
@@ -75,10 +67,10 @@ static void test_per_cpu_rates(void **state)
         dev += f->w.idle.cpu[cpu].nr_device_irqs;
     assert_true(fabs(rest - 5) < 4 * sqrt(5 / IW_WINDOW_S / 22));
     assert_true(fabs((double)dev / IW_WINDOW_S / 24 - 20) < 4 * sqrt(20 / IW_WINDOW_S / 24));
-    assert_true(fabs(metric(&m, "device_irqs_per_s") - 20) < 4 * sqrt(20 / IW_WINDOW_S / 24));
+    assert_true(fabs(fx_set_metric(&m, "device_irqs_per_s") - 20) < 4 * sqrt(20 / IW_WINDOW_S / 24));
     /* LOC counts the timers and any tick that woke an idle CPU. */
     double timers = (50 + 22 * rest) / 24;
-    assert_true(metric(&m, "loc_per_s") >= timers - 0.5);
+    assert_true(fx_set_metric(&m, "loc_per_s") >= timers - 0.5);
     fx_free(f);
     rpt_set_free(&m);
 }
@@ -93,7 +85,7 @@ static void test_default_rate(void **state)
     for (int cpu = 0; cpu < 24; cpu++)
         all += timer_hz_of(f, cpu) / 24;
     assert_true(fabs(all - 1000.0 / 118) < 4 * sqrt(8.47 / IW_WINDOW_S / 24));
-    assert_true(metric(&m, "device_irqs_per_s") == 0);
+    assert_true(fx_set_metric(&m, "device_irqs_per_s") == 0);
     fx_free(f);
     rpt_set_free(&m);
 }
@@ -109,7 +101,7 @@ static void test_device_irqs_unannounced(void **state)
     struct rpt_metric_set mt = { 0 }, md = { 0 };
     fx_free(iw_run(timers, 2, &mt));
     fx_free(iw_run(devices, 2, &md));
-    assert_true(metric(&md, "above_pct") > metric(&mt, "above_pct") + 1);
+    assert_true(fx_set_metric(&md, "above_pct") > fx_set_metric(&mt, "above_pct") + 1);
     rpt_set_free(&mt);
     rpt_set_free(&md);
 }

@@ -15,6 +15,7 @@
 
 #include "workload/workload.h"
 #include "world.h"
+#include "world_fixture.h"
 
 /* The pure scoring interface of src/workload/jbb.c (exported for this test;
  * keep in step with it). */
@@ -171,14 +172,6 @@ static void run_once(struct fixture *f, uint64_t seed, struct rpt_metric_set *ou
         fail_msg("%s", msg);
 }
 
-static double metric(const struct rpt_metric_set *s, const char *name)
-{
-    const struct rpt_metric_value *v = rpt_set_get(s, name);
-    if (!v)
-        fail_msg("metric %s missing", name);
-    return v->value;
-}
-
 /* The RT curve climbs to a failure near HBIR; p99 rises with the load (the
  * upper steps well above the first ones); critical < max <= HBIR-ish. */
 static void test_rt_curve_shape(void **state)
@@ -197,8 +190,8 @@ static void test_rt_curve_shape(void **state)
     assert_true(last[5] == 0);                           /* ends at its first failure */
     for (int i = 0; i < n - 1; i++)
         assert_true(c->rows[i * 6 + 5] == 1);
-    double hbir = metric(&out, "hbir_jops"), max = metric(&out, "max_jops");
-    double crit = metric(&out, "critical_jops");
+    double hbir = fx_set_metric(&out, "hbir_jops"), max = fx_set_metric(&out, "max_jops");
+    double crit = fx_set_metric(&out, "critical_jops");
     assert_true(max >= 0.6 * hbir && max <= 1.6 * hbir);
     assert_true(crit > 0.2 * max && crit < 0.9 * max);
     /* p99: the mean of the top quarter of passing steps far above the
@@ -217,7 +210,7 @@ static void test_rt_curve_shape(void **state)
         double ir = c->rows[i * 6], done = c->rows[i * 6 + 1];
         assert_true(fabs(done - ir) < 0.25 * ir + 50);
     }
-    assert_true(metric(&out, "busy_pct") > 0);
+    assert_true(fx_set_metric(&out, "busy_pct") > 0);
     rpt_set_free(&out);
     fixture_free(f);
 }

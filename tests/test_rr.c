@@ -54,18 +54,10 @@ static struct fx *rr_run(const char *const (*kv)[2], int n, struct rpt_metric_se
     return f;
 }
 
-static double metric(const struct rpt_metric_set *m, const char *name)
-{
-    const struct rpt_metric_value *v = rpt_set_get(m, name);
-    if (!v)
-        fail_msg("no metric %s", name);
-    return v->value;
-}
-
 /* Requests over the window, from a rate in req/s. */
 static double rr_count(const struct rpt_metric_set *m, const char *name)
 {
-    return metric(m, name) * RR_WINDOW_MS / 1000.0;
+    return fx_set_metric(m, name) * RR_WINDOW_MS / 1000.0;
 }
 
 /* At this load one worker per CPU always finds a sleeping worker (the
@@ -81,15 +73,15 @@ static void test_pool_queues(void **state)
     const char *const per_cpu[][2] = { { "server", "pool" } };
     struct rpt_metric_set m0 = { 0 };
     struct fx *f = rr_run(per_cpu, 1, &m0);
-    assert_true(metric(&m0, "pool_wait_pct") < 0.5);
+    assert_true(fx_set_metric(&m0, "pool_wait_pct") < 0.5);
     rpt_set_free(&m0);
     fx_free(f);
     const char *const two[][2] = { { "server", "pool" }, { "threads", "2" } };
     struct rpt_metric_set m = { 0 };
     f = rr_run(two, 2, &m);
-    double wait = metric(&m, "pool_wait_pct");
+    double wait = fx_set_metric(&m, "pool_wait_pct");
     assert_true(wait > 20 && wait < 70);
-    assert_true(fabs(metric(&m, "throughput_rps") / RR_OFFERED_RPS - 1) < 0.05);
+    assert_true(fabs(fx_set_metric(&m, "throughput_rps") / RR_OFFERED_RPS - 1) < 0.05);
     double wakeups = (double)f->w.sched.nr_wakeups - 2;
     assert_true(wakeups >= rr_count(&m, "throughput_rps") - 0.5);
     assert_true(wakeups <= rr_count(&m, "offered_rps") + 0.5);

@@ -132,14 +132,6 @@ static int run_json(const char *json, const char *cmdline, double window_ms,
     return rc;
 }
 
-static double metric(const struct rpt_metric_set *m, const char *name)
-{
-    const struct rpt_metric_value *v = rpt_set_get(m, name);
-    if (!v)
-        fail_msg("no metric %s", name);
-    return v->value;
-}
-
 static void run_ok(const char *json, const char *cmdline, double window_ms,
                    struct rpt_metric_set *out)
 {
@@ -161,13 +153,13 @@ static void test_run_stretches_runtime_does_not(void **state)
            " \"pr\": { \"cpus\": [2], \"runtime\": 1000, \"sleep\": 4000 },\n"
            " \"er\": { \"cpus\": [18], \"runtime\": 1000, \"sleep\": 4000 } } }",
            "", 200, &m);
-    double p = metric(&m, "task.p.run_avg_us"), e = metric(&m, "task.e.run_avg_us");
+    double p = fx_set_metric(&m, "task.p.run_avg_us"), e = fx_set_metric(&m, "task.e.run_avg_us");
     /* adl-desktop P: base 3200 MHz, one-core turbo bin 5100 MHz: 1000 us of
      * work at 5100 MHz takes 1593.75 us at 3200 MHz. */
     assert_true(fabs(p - 1000 * 5100.0 / 3200.0) < 1);
     assert_true(e > p * 1.2);
-    assert_true(fabs(metric(&m, "task.pr.run_avg_us") - 1000) < 1);
-    assert_true(fabs(metric(&m, "task.er.run_avg_us") - 1000) < 1);
+    assert_true(fabs(fx_set_metric(&m, "task.pr.run_avg_us") - 1000) < 1);
+    assert_true(fabs(fx_set_metric(&m, "task.er.run_avg_us") - 1000) < 1);
     rpt_set_free(&m);
 }
 
@@ -181,12 +173,12 @@ static void test_timer_period_and_misses(void **state)
            " \"ok\": { \"run\": 500, \"timer\": { \"ref\": \"a\", \"period\": 2000 } },\n"
            " \"late\": { \"run\": 3000, \"timer\": { \"ref\": \"b\", \"period\": 2000 } } } }",
            "", 100, &m);
-    assert_true(fabs(metric(&m, "task.ok.activations") - 50) <= 1);
-    assert_true(metric(&m, "task.ok.missed_pct") == 0);
-    assert_true(metric(&m, "task.ok.slack_avg_us") > 0);
-    assert_true(metric(&m, "task.ok.wu_lat_avg_us") > 0);
-    assert_true(metric(&m, "task.late.missed_pct") > 90);
-    assert_true(metric(&m, "task.late.slack_avg_us") < 0);
+    assert_true(fabs(fx_set_metric(&m, "task.ok.activations") - 50) <= 1);
+    assert_true(fx_set_metric(&m, "task.ok.missed_pct") == 0);
+    assert_true(fx_set_metric(&m, "task.ok.slack_avg_us") > 0);
+    assert_true(fx_set_metric(&m, "task.ok.wu_lat_avg_us") > 0);
+    assert_true(fx_set_metric(&m, "task.late.missed_pct") > 90);
+    assert_true(fx_set_metric(&m, "task.late.slack_avg_us") < 0);
     rpt_set_free(&m);
 }
 
@@ -200,8 +192,8 @@ static void test_wu_lat_follows_idle_state(void **state)
     struct rpt_metric_set deep = { 0 }, shallow = { 0 };
     run_ok(json, "cpuidle.governor=menu", 200, &deep);
     run_ok(json, "cpuidle.governor=menu intel_idle.max_cstate=2", 200, &shallow);
-    assert_true(metric(&deep, "wu_lat_avg_us") > 50);
-    assert_true(metric(&shallow, "wu_lat_avg_us") < 10);
+    assert_true(fx_set_metric(&deep, "wu_lat_avg_us") > 50);
+    assert_true(fx_set_metric(&shallow, "wu_lat_avg_us") < 10);
     rpt_set_free(&deep);
     rpt_set_free(&shallow);
 }
@@ -223,12 +215,12 @@ static void test_synchronisation(void **state)
            " \"l2\": { \"cpus\": [6], \"lock\": \"m\", \"runtime\": 3000, \"unlock\": \"m\","
            "           \"sleep\": 10 } } }",
            "", 100, &m);
-    double fast = metric(&m, "task.fast.loops"), slow = metric(&m, "task.slow.loops");
+    double fast = fx_set_metric(&m, "task.fast.loops"), slow = fx_set_metric(&m, "task.slow.loops");
     assert_true(slow >= 9 && slow <= 11);
     assert_true(fabs(fast - slow) <= 1);
-    assert_true(fabs(metric(&m, "task.sleeper.loops") - metric(&m, "task.waker.loops")) <= 1);
+    assert_true(fabs(fx_set_metric(&m, "task.sleeper.loops") - fx_set_metric(&m, "task.waker.loops")) <= 1);
     /* 100 ms of 3 ms critical sections, one at a time: about 33, not 66. */
-    double locked = metric(&m, "task.l1.loops") + metric(&m, "task.l2.loops");
+    double locked = fx_set_metric(&m, "task.l1.loops") + fx_set_metric(&m, "task.l2.loops");
     assert_true(locked >= 30 && locked <= 34);
     rpt_set_free(&m);
 }
@@ -245,8 +237,8 @@ static void test_phase_cpus_move(void **state)
            "", 100, &m);
     run_ok("{ \"tasks\": { \"mover\": { \"cpus\": [2], \"run\": 1000, \"sleep\": 1000 } } }",
            "", 100, &p);
-    double moved = metric(&m, "task.mover.run_avg_us"), pinned = metric(&p, "task.mover.run_avg_us");
-    assert_true(metric(&m, "task.mover.loops") > 20);
+    double moved = fx_set_metric(&m, "task.mover.run_avg_us"), pinned = fx_set_metric(&p, "task.mover.run_avg_us");
+    assert_true(fx_set_metric(&m, "task.mover.loops") > 20);
     assert_true(moved > pinned * 1.1);
     rpt_set_free(&m);
     rpt_set_free(&p);

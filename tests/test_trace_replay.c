@@ -277,14 +277,6 @@ static int run_model(struct trace_model *m, const char *const *kv, int nkv,
     return rc;
 }
 
-static double metric(const struct rpt_metric_set *s, const char *name)
-{
-    const struct rpt_metric_value *v = rpt_set_get(s, name);
-    if (!v)
-        fail_msg("no metric %s", name);
-    return v->value;
-}
-
 /* B waits for A's wake-up, not its recorded 5 ms: it ends about 1000 +
  * 2000 us in (plus wake-up costs); as a timed sleep it would end after
  * 7 ms, ignoring the dependency at about 2 ms. Busy time is the bursts'
@@ -299,11 +291,11 @@ static void test_workload_dependency(void **state)
     const char *kv[] = { "cpu_map", "2,4" };
     struct rpt_metric_set out = { 0 };
     assert_int_equal(run_model(&m, kv, 1, &out), 0);
-    double done_ms = metric(&out, "completion_ms");
+    double done_ms = fx_set_metric(&out, "completion_ms");
     assert_true(done_ms > 3.0 && done_ms < 3.4);
-    assert_true(fabs(metric(&out, "busy_ms") - 3.25) < 1e-6);
-    assert_true(fabs(metric(&out, "recorded_completion_ms") - 3.0) < 1e-9);
-    assert_true(metric(&out, "wu_lat_avg_us") > 0);
+    assert_true(fabs(fx_set_metric(&out, "busy_ms") - 3.25) < 1e-6);
+    assert_true(fabs(fx_set_metric(&out, "recorded_completion_ms") - 3.0) < 1e-9);
+    assert_true(fx_set_metric(&out, "wu_lat_avg_us") > 0);
     rpt_set_free(&out);
 }
 
@@ -319,10 +311,10 @@ static void test_workload_loop(void **state)
     const char *kv[] = { "cpu_map", "2,4", "loop", "2" };
     struct rpt_metric_set out = { 0 };
     assert_int_equal(run_model(&m, kv, 2, &out), 0);
-    double done_ms = metric(&out, "completion_ms");
+    double done_ms = fx_set_metric(&out, "completion_ms");
     assert_true(done_ms > 13.0 && done_ms < 13.4);
-    assert_true(fabs(metric(&out, "busy_ms") - 6.5) < 1e-6);
-    assert_true(fabs(metric(&out, "recorded_busy_ms") - 6.5) < 1e-9);
+    assert_true(fabs(fx_set_metric(&out, "busy_ms") - 6.5) < 1e-6);
+    assert_true(fabs(fx_set_metric(&out, "recorded_busy_ms") - 6.5) < 1e-9);
     rpt_set_free(&out);
 }
 
@@ -343,8 +335,8 @@ static void test_workload_pin(void **state)
     struct rpt_metric_set out = { 0 };
     assert_int_equal(run_model(&m, kv, 2, &out), 0);
     /* One CPU: A's 1000 us, then B's 2000, C's 200 and A's 50. */
-    assert_true(metric(&out, "completion_ms") > 3.25);
-    assert_true(metric(&out, "busy_pct") > 0);
+    assert_true(fx_set_metric(&out, "completion_ms") > 3.25);
+    assert_true(fx_set_metric(&out, "busy_pct") > 0);
     rpt_set_free(&out);
 }
 
@@ -368,7 +360,7 @@ static double above_pct_of(enum trace_waker waker, const char *unknown_wake)
     const char *kv[] = { "cpu_map", "2", "unknown_wake", unknown_wake };
     struct rpt_metric_set out = { 0 };
     assert_int_equal(run_model(&m, kv, 2, &out), 0);
-    double above = metric(&out, "above_pct");
+    double above = fx_set_metric(&out, "above_pct");
     rpt_set_free(&out);
     return above;
 }

@@ -6,6 +6,12 @@
 #ifndef PMLAB_TESTS_WORLD_FIXTURE_H
 #define PMLAB_TESTS_WORLD_FIXTURE_H
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +115,16 @@ static inline double fx_metric(struct fx *f, const char *name)
     double x = v ? v->value : NAN;
     rpt_set_free(&s);
     return x;
+}
+
+/* A metric a workload's run reported into m; the test fails if it is
+ * missing (a renamed metric must not pass as a zero). */
+static inline double fx_set_metric(const struct rpt_metric_set *m, const char *name)
+{
+    const struct rpt_metric_value *v = rpt_set_get(m, name);
+    if (!v)
+        fail_msg("no metric %s", name);
+    return v->value;
 }
 
 #endif
