@@ -180,9 +180,7 @@ static void compute_multi_done(struct world *w, struct task *t)
 static void compute_fork(struct compute_run *run, struct compute_thread *thr, task_done_fn done,
                          double work_ns, int parent_cpu)
 {
-    task_init(&thr->task, done, parent_cpu);
-    wl_task_affinity(run->w, &thr->task);
-    task_fork(run->w, &thr->task, work_ns, parent_cpu);
+    wl_task_spawn(run->w, &thr->task, done, work_ns, parent_cpu);
 }
 
 /* The main thread ran on its CPU: after a join it sleeps the gap; after the

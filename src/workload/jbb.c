@@ -680,15 +680,11 @@ static void jbb_start_threads(struct jbb_run *run)
     struct world *w = run->w;
     for (int i = 0; i < run->nworkers; i++) {
         struct task *t = &run->worker[i].task;
-        task_init(t, jbb_worker_started, WL_LAUNCH_CPU);
-        wl_task_affinity(w, t);
-        task_fork(w, t, 0, WL_LAUNCH_CPU);
+        wl_task_spawn(w, t, jbb_worker_started, 0, WL_LAUNCH_CPU);
     }
     for (int i = 0; i < run->gc.nthreads; i++) {
         struct task *t = &run->gc.thr[i].task;
-        task_init(t, jbb_gc_thread_started, WL_LAUNCH_CPU);
-        wl_task_affinity(w, t);
-        task_fork(w, t, 0, WL_LAUNCH_CPU);
+        wl_task_spawn(w, t, jbb_gc_thread_started, 0, WL_LAUNCH_CPU);
     }
     while (run->nstarted < run->nworkers + run->gc.nthreads)
         world_run_until(w, w->q.now_ns + SIM_NS_PER_MS);

@@ -41,6 +41,14 @@ void wl_task_affinity(const struct world *w, struct task *t)
         task_set_cpus_allowed(t, w->wl_affinity, w->machine->ncpus);
 }
 
+void wl_task_spawn(struct world *w, struct task *t, task_done_fn done, double work_ns,
+                   int parent_cpu)
+{
+    task_init(t, done, parent_cpu);
+    wl_task_affinity(w, t);
+    task_fork(w, t, work_ns, parent_cpu);
+}
+
 double wl_cpu_top_speed(const struct hw_machine *m, int cpu)
 {
     const struct hw_core_type *t = &m->types[m->cpus[cpu].type];

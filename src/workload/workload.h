@@ -120,6 +120,11 @@ struct task;
 /* Restrict t to the scenario's [workload] affinity, if any (before it is
  * forked or woken). The only way a workload places a thread by hand. */
 void wl_task_affinity(const struct world *w, struct task *t);
+/* A new thread t, forked from parent_cpu with work_ns of reference work and
+ * done() to run when it ends: task_init, the [workload] affinity, then the
+ * kernel's fork placement (task_fork). */
+void wl_task_spawn(struct world *w, struct task *t, void (*done)(struct world *, struct task *),
+                   double work_ns, int parent_cpu);
 /* The speed of machine CPU cpu running alone at its core type's top
  * frequency (single-core turbo, else max_mhz) relative to the reference
  * (hw/cpu.h: type 0 at base frequency): the reference work it does in 1 ns.
