@@ -84,6 +84,7 @@ struct rr_run {
     struct rr_worker *worker;    /* [nworkers] */
     int nworkers;
     double mean_gap_ns;
+    struct sim_lognormal service; /* service time, ns of reference work */
     sim_time_t measure_start_ns; /* end of the warm-up: requests from here on count */
     uint64_t completed;          /* completions of requests that arrived in the window */
     uint64_t arrived;            /* requests that arrived in the window */
@@ -122,9 +123,7 @@ static struct rr_run *rr_of_arrival(struct sim_event *ev)
 
 static double rr_service_ns(struct rr_run *run)
 {
-    double mean_ns = run->cfg->service_us * 1000.0;
-    return sim_rng_lognormal_mean_cv(&run->w->rng[WORLD_STREAM_SERVICE], mean_ns,
-                                     run->cfg->service_cv);
+    return sim_rng_lognormal(&run->w->rng[WORLD_STREAM_SERVICE], &run->service);
 }
 
 /* req is complete now: record its response time and free its slot. */
@@ -226,11 +225,10 @@ static void rr_arrival(struct sim_event *ev, void *arg)
      * a worker from there. */
     run->arrived += req->arrival_ns >= run->measure_start_ns;
     int irq_cpu = (int)sim_rng_below(&w->rng[WORLD_STREAM_IRQ], (uint64_t)w->machine->ncpus);
-    if (run->use_pool) {
+    if (run->use_pool)
         rr_pool_dispatch(w, run, req, irq_cpu);
-    } else {
+    else
         wl_task_spawn(w, &req->task, rr_request_done, rr_service_ns(run), irq_cpu);
-    }
     double gap = sim_rng_exp(&w->rng[WORLD_STREAM_ARRIVAL], run->mean_gap_ns);
     sim_event_schedule(&w->q, &run->arrival_ev, w->q.now_ns + 1 + (sim_time_t)gap);
 }
@@ -281,6 +279,7 @@ static int rr_run_point(struct world *w, const void *cfgp, int load_point,
     (void)load_point;
     const struct rr_config *cfg = cfgp;
     struct rr_run run = { .w = w, .cfg = cfg };
+    sim_lognormal_init(&run.service, cfg->service_us * 1000.0, cfg->service_cv);
     run.req = xcalloc((size_t)cfg->max_inflight, sizeof *run.req);
     for (int64_t i = cfg->max_inflight - 1; i >= 0; i--) {
         run.req[i].next_free = run.free_list;
