@@ -365,13 +365,10 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
  * (intel_pstate_hwp_arm), so a replayed chain is queued again with the very
  * key it would have had. */
 
+/* A thread of core runs a task (hw/cpu.c keeps the count by mode). */
 static bool intel_pstate_hwp_core_runs(const struct world *w, int core)
 {
-    const struct hw_core *c = &w->machine->cores[core];
-    for (int i = 0; i < c->nthreads; i++)
-        if (w->hw.thr[c->cpus[i]].mode == HW_THREAD_RUN)
-            return true;
-    return false;
+    return w->hw.core[core].nrun > 0;
 }
 
 /* Active cores of t's kind from which the turbo limit is the last bin. */

@@ -118,11 +118,17 @@ void rq_avg_sync(struct world *w, int cpu)
         sched_balance_nr_changed(w, old_nr, ra->nr_running);
 }
 
-/* The PELT time t's averages are on: its CPU's clock; a task never synced
- * is on the CPU it last ran on, or the real clock. */
+/* The CPU whose PELT clock t's averages are on: where they were last
+ * synced, else (never synced) the CPU it last ran on; -1 if none. */
+static int task_pelt_cpu(const struct task *t)
+{
+    return t->avg_cpu >= 0 ? t->avg_cpu : t->prev_cpu;
+}
+
+/* The PELT time t's averages are on: its CPU's clock, or the real clock. */
 static sim_time_t task_pelt_now(const struct world *w, const struct task *t)
 {
-    int cpu = t->avg_cpu >= 0 ? t->avg_cpu : t->prev_cpu;
+    int cpu = task_pelt_cpu(t);
     return cpu >= 0 ? rq_pelt_now(w, cpu) : w->q.now_ns;
 }
 
@@ -188,7 +194,7 @@ struct sched_avg task_avg_now(const struct world *w, const struct task *t)
 {
     if (t->avg_new)
         return t->avg;
-    int cpu = t->avg_cpu >= 0 ? t->avg_cpu : t->prev_cpu;
+    int cpu = task_pelt_cpu(t);
     if (cpu >= 0 && !pelt_period_ended(&t->avg, rq_pelt_bound(w)))
         return t->avg;   /* see rq_avg */
     return pelt_avg_at(&t->avg, task_pelt_now(w, t), task_pelt_load(t),

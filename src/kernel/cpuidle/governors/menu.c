@@ -251,7 +251,6 @@ static int menu_walk(const struct cpuidle_driver *drv, const struct cpuidle_devi
                      const struct menu_device *data, int64_t latency_req_ns,
                      int64_t delta_tick_ns, int64_t *predicted_ns, bool *done)
 {
-    bool latency_first = data->latency_first;
     int idx = -1;
     *done = false;
     for (int i = 0; i < drv->state_count; i++) {
@@ -260,7 +259,7 @@ static int menu_walk(const struct cpuidle_driver *drv, const struct cpuidle_devi
             continue;
         if (idx == -1)
             idx = i; /* the first enabled state is the fallback */
-        if (latency_first && s->exit_latency_ns > latency_req_ns)
+        if (data->latency_first && s->exit_latency_ns > latency_req_ns)
             break;
         if (s->target_residency_ns <= *predicted_ns) {
             if (s->exit_latency_ns > latency_req_ns)
