@@ -9,7 +9,7 @@
 
 bool world_stream_common(enum world_stream s)
 {
-    return s != WORLD_STREAM_TIMERS;
+    return s != WORLD_STREAM_TIMERS && s != WORLD_STREAM_KERNEL_WORK;
 }
 
 void world_init(struct world *w, const struct hw_machine *m, const struct kparams *kp,
@@ -34,6 +34,7 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
     idle_init(w);
     cpufreq_init(w);
     sched_init(w);
+    wchain_init(w);
     kvm_init(w);
     world_check_init(w);
 }
@@ -44,6 +45,7 @@ void world_destroy(struct world *w)
     rpt_set_free(&w->samples);
     world_check_destroy(w);
     kvm_destroy(w);
+    wchain_destroy(w);
     sched_destroy(w);
     cpufreq_destroy(w);
     idle_destroy(w);
@@ -61,6 +63,7 @@ void world_measure_reset(struct world *w)
     idle_measure_reset(w, w->q.now_ns);
     sched_measure_reset(w);
     kvm_measure_reset(w);
+    wchain_measure_reset(w);
     world_check_measure_reset(w);
     if (w->interval_ns > 0) {
         rpt_set_free(&w->sample_prev);
@@ -192,6 +195,7 @@ void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
     hw_rapl_collect_metrics(&w->cpufreq.rapl, w->q.now_ns, out);
     idle_collect_metrics(w, w->q.now_ns, &rpt_scope_host, out);
     sched_collect_metrics(w, out);
+    wchain_collect_metrics(w, w->q.now_ns - w->idle.measure_start_ns, out);
     kvm_collect_metrics(w, out);
     if (w->report_per_cpu)
         world_collect_per_cpu(w, out);

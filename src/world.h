@@ -13,6 +13,7 @@
 #include "hw/cpu.h"
 #include "hw/machine.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/irq/wakeup_chain.h"
 #include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
 #include "kernel/sched/idle.h"
@@ -42,6 +43,8 @@ enum world_stream {
     WORLD_STREAM_TIMERS,      /* system: housekeeping timers (sched/idle.c) */
     WORLD_STREAM_BACKGROUND,  /* workload: its background tasks' periods and phases */
     WORLD_STREAM_DEVICE_IRQ,  /* workload: device interrupt gaps (idle_set_irq_rates) */
+    WORLD_STREAM_KERNEL_WORK, /* system: the wake-up chains background interrupts
+                               * start (kernel/irq/wakeup_chain.c) */
     WORLD_NSTREAMS,
 };
 
@@ -60,6 +63,7 @@ struct world {
     struct cpufreq_sys cpufreq; /* frequency policies */
     struct sched sched;       /* runqueues, tasks, idle entry */
     struct kvm_sys kvm;       /* VMs and KVM halt polling (none until kvm_create_vms) */
+    struct wchain_sys wchain; /* background threads woken by interrupts */
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;

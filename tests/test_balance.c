@@ -39,6 +39,7 @@ static struct load *load_new(const char *machine, const char *kernel, const char
     f->m = hw_machine_load(machine, &d);
     if (!f->m)
         fail_msg("%s", d.msg);
+    fx_quiet_machine(f->m);
     kparams_init(&f->kp);
     assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
     fx_apply(&f->kp, "CONFIG_HZ=250", kparams_set_config);

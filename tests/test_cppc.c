@@ -25,6 +25,7 @@ static struct hw_machine *rpl_load(void)
     struct hw_machine *m = hw_machine_load("machines/rpl-h.ini", &d);
     if (!m)
         fail_msg("%s", d.msg);
+    fx_quiet_machine(m);
     return m;
 }
 

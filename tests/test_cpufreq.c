@@ -14,6 +14,7 @@
 
 #include "kernel/cmdline.h"
 #include "world.h"
+#include "quiet_machine.h"
 
 struct cfx {
     struct hw_machine *m;
@@ -43,6 +44,7 @@ static struct cfx *cfx_settings(const char *kernel, const char *cmdline, const c
     f->m = hw_machine_load("machines/adl-desktop.ini", &d);
     if (!f->m)
         fail_msg("%s", d.msg);
+    fx_quiet_machine(f->m);
     kparams_init(&f->kp);
     if (kernel)
         assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);

@@ -187,6 +187,7 @@ static struct vmfx *vmfx_new_host(const char *kernel, bool patch, enum kvm_guest
     f->m = hw_machine_load("machines/adl-desktop.ini", &d);
     if (!f->m)
         fail_msg("%s", d.msg);
+    fx_quiet_machine(f->m);
     kparams_init(&f->kp);
     assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
     if (patch) {

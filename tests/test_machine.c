@@ -58,7 +58,7 @@ static const struct bad_case bad_cases[] = {
     { "cstate-unknown-type.ini", 27, "[cstate E C6]: unknown core type 'E' (declare [core_type E] before its C-states)" },
     { "cstate-order.ini", 29, "C-states go shallowest first, but C6 exits faster than C1 before it" },
     { "pkgstate-unknown-cstate.ini", 35, "core_cstate 'C7' is not a C-state of core type P" },
-    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor, poll_power_ratio, ibrs_sibling_factor, spec_ctrl_write_ns, irq_off_exit_ns, wake_irq_ns, wake_switch_ns, hwp_window_us, hwp_eval_us, hwp_busy_full, hwp_epp255_ceiling_ratio)" },
+    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor, poll_power_ratio, ibrs_sibling_factor, spec_ctrl_write_ns, irq_off_exit_ns, wake_irq_ns, wake_switch_ns, softirq_ns, bg_wake_share, bg_msgs_per_irq, bg_run_ns, bg_hrtimer_share, bg_timer_slack_ns, bg_deferrable_hz, hwp_window_us, hwp_eval_us, hwp_busy_full, hwp_epp255_ceiling_ratio)" },
     { "calib-out-of-range.ini", 40, "smt_corun_factor = 1.5 is out of range [0.3, 1]" },
     { "continuation-scalar.ini", 14, "'ipc_factor' takes one value (an indented line continues the key above)" },
     { "key-before-section.ini", 3, "key 'name' before any section" },

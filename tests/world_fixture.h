@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
+#include "quiet_machine.h"
 #include "world.h"
 
 struct fx {
@@ -36,15 +37,6 @@ static inline void probe_done(struct world *w, struct task *t)
     struct probe *p = (struct probe *)t;
     p->done_ns = w->q.now_ns;
     p->ran_on = t->prev_cpu;
-}
-
-static inline void fx_set_calib(struct hw_machine *m, const char *key, double v)
-{
-    for (int i = 0; i < m->ncalib; i++)
-        if (strcmp(m->calib[i].key, key) == 0)
-            return (void)(m->calib[i].value = v);
-    strcpy(m->calib[m->ncalib].key, key);
-    m->calib[m->ncalib++].value = v;
 }
 
 /* Apply every word of text with set (kparams_set_cmdline or _sysfs). */
@@ -72,6 +64,7 @@ static inline struct fx *fx_new_machine(const char *path, const char *config, co
     f->m = hw_machine_load(path, &d);
     if (!f->m)
         fail_msg("%s", d.msg);
+    fx_quiet_machine(f->m);
     for (int i = 0; i < n; i++)
         fx_set_calib(f->m, calib[i].key, calib[i].value);
     kparams_init(&f->kp);

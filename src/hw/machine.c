@@ -66,6 +66,45 @@ static const struct hw_calib_desc calib_registry[] = {
       .description = "kernel time to switch a CPU woken from idle to the task woken onto it, "
                      "counted as busy (FACTS-2.md section 7: perf bench sched pipe, 2.79 us "
                      "per two wakeups and switches)" },
+    { .key = "softirq_ns", .unit = "ns", .default_value = 1000,
+      .min = 0, .max = 1000000,
+      .description = "softirq work (timer wheel, NET_RX, BLOCK, RCU) run at irq_exit after a "
+                     "housekeeping timer or device interrupt on an idle CPU, counted as busy "
+                     "(estimate: a timer softirq expiring a few timers, ~1 us)" },
+    { .key = "bg_wake_share", .unit = "ratio", .default_value = 1.0,
+      .min = 0, .max = 1,
+      .description = "share of housekeeping timer and device interrupts whose handler wakes "
+                     "the CPU's background thread (a kworker or the daemon waiting on it), "
+                     "starting a wake-up chain (kernel/irq/wakeup_chain.h); 0 turns chains off" },
+    { .key = "bg_msgs_per_irq", .unit = "count", .default_value = 2.4,
+      .min = 0, .max = 100,
+      .description = "mean number of hand-offs (task wake-ups between background threads) "
+                     "in a wake-up chain, geometric (estimated from adl0's inputs: 43.1 idle "
+                     "entries per CPU per second over 12.7 interrupts, minus the interrupt's "
+                     "own entry)" },
+    { .key = "bg_run_ns", .unit = "ns", .default_value = 5000,
+      .min = 0, .max = 10000000,
+      .description = "mean run of a background thread per wake-up, exponential, ns on the "
+                     "reference core (estimate: a small work item or daemon reply, above "
+                     "perf bench sched pipe's 1.4 us per wake-up and switch)" },
+    { .key = "bg_hrtimer_share", .unit = "ratio", .default_value = 0.5,
+      .min = 0, .max = 1,
+      .description = "share of the housekeeping timers that are user-space sleeps (hrtimers "
+                     "with the default 50 us slack); the rest are kernel timer-wheel timers, "
+                     "rounded up to their wheel level's granularity (estimate: no per-host "
+                     "split is measured; a trace of timer:hrtimer_start and timer_start "
+                     "gives it)" },
+    { .key = "bg_timer_slack_ns", .unit = "ns", .default_value = 50000,
+      .min = 0, .max = 100000000,
+      .description = "timer slack of the housekeeping hrtimers (user-space sleeps): the "
+                     "device fires this long after the soft expiry unless another timer "
+                     "interrupt comes first (init_task.timer_slack_ns, 50 us; a daemon may "
+                     "set its own with PR_SET_TIMERSLACK or systemd's TimerSlackNSec=)" },
+    { .key = "bg_deferrable_hz", .unit = "Hz", .default_value = 1.0,
+      .min = 0, .max = 1000,
+      .description = "deferrable timers per CPU per second (they never wake an idle CPU; "
+                     "they run at its next tick or wake-up and wake its kworker) (estimate: "
+                     "vmstat_update's vm.stat_interval of 1 s, mm/vmstat.c)" },
     { .key = "hwp_window_us", .unit = "us", .default_value = 4000,
       .min = 100, .max = 100000,
       .description = "HWP model (hw/hwp.h): time constant of the filter on the core's C0 "
@@ -985,7 +1024,7 @@ static int on_calib_key(struct loader *ld, const char *key, const char *value, i
     struct hw_machine *m = ld->m;
     const struct hw_calib_desc *c = calib_lookup(key);
     if (!c) {
-        char known[256] = "";
+        char known[400] = "";
         for (size_t i = 0; i < NCALIB_REGISTRY; i++)
             snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                      calib_registry[i].key);

@@ -69,15 +69,19 @@ static void idle_wl_warmup_done(struct sim_event *ev, void *arg)
 static void idle_wl_collect_irqs(const struct world *w, sim_time_t window_ns,
                                  struct rpt_metric_set *out)
 {
-    uint64_t loc = 0, dev = 0;
+    uint64_t loc = 0, dev = 0, ipi = 0, hk = 0;
     for (int cpu = 0; cpu < w->machine->ncpus; cpu++) {
         const struct idle_cpu *ic = &w->idle.cpu[cpu];
         loc += ic->nr_timer_irqs + ic->nr_wake[IDLE_WAKE_TICK];
+        hk += ic->nr_timer_irqs + ic->nr_coalesced;
         dev += ic->nr_device_irqs;
+        ipi += ic->nr_ipis;
     }
     double cpu_s = (double)window_ns / SIM_NS_PER_S * w->machine->ncpus;
     rpt_set_put(out, "loc_per_s", "1/s", RPT_NEUTRAL, (double)loc / cpu_s);
+    rpt_set_put(out, "hk_timers_per_s", "1/s", RPT_NEUTRAL, (double)hk / cpu_s);
     rpt_set_put(out, "device_irqs_per_s", "1/s", RPT_NEUTRAL, (double)dev / cpu_s);
+    rpt_set_put(out, "wake_ipis_per_s", "1/s", RPT_NEUTRAL, (double)ipi / cpu_s);
 }
 
 static int idle_wl_run_point(struct world *w, const void *cfgp, int load_point,

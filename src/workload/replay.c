@@ -55,7 +55,12 @@
  * the trace's on-CPU time, as wall time) and busy_ratio, wu_lat_avg_us,
  * wu_lat_p99_us, wu_lat_max_us (a wake-up, timer or dependency, to the task
  * running), with recorded_wu_lat_avg_us when the trace has wake-up events;
- * then the machine and idle metrics of the whole run. */
+ * then the machine and idle metrics of the whole run.
+ *
+ * The trace's tasks are every task it recorded, kworkers and daemon
+ * threads included, so the machine's own wake-up chains
+ * (kernel/irq/wakeup_chain.h) are off during a replay: they would run the
+ * recorded background a second time. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -557,6 +562,7 @@ static int replay_run_point(struct world *w, const void *cfgp, int load_point,
     run.span_ns = run.m->span_ns > 0 ? run.m->span_ns : 1;
     sim_hist_init(&run.wu_lat);
     w->wl_state = &run;
+    wchain_disable(w);
     world_measure_reset(w);
     rp_start(&run);
     sim_time_t limit = (sim_time_t)(cfg->timeout_x * (double)cfg->loop * (double)run.span_ns);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The idle workload from a scenario file: per-CPU rate lists (over
-# continuation lines too) run and come out as loc_per_s; a negative rate and
+# continuation lines too) run and come out as hk_timers_per_s; a negative rate and
 # a list that fits no CPU count are exit 2 naming FILE:LINE.
 . tests/lib.sh
 
@@ -29,9 +29,14 @@ scenario "timer_hz = 40 40 40 40 40 40 40 40 40 40 40 40
     0 0 0 0 0 0 0 0 0 0 0 0
 device_hz = 0"
 "$P" run "$T/s.ini" --quick --format csv >"$T/out" 2>"$T/e" || fail "run: $(cat "$T/e")"
+hk=$(awk -F, '$4 == "hk_timers_per_s" { print $7; exit }' "$T/out")
+[ -n "$hk" ] || fail "no hk_timers_per_s: $(head -3 "$T/out")"
+awk -v v="$hk" 'BEGIN { exit !(v > 18 && v < 22) }' || fail "hk_timers_per_s $hk, want about 20"
+# LOC counts those timers' interrupts and the ticks that woke an idle CPU
+# (after the wake-up chains' short idle periods the governor keeps the
+# tick): at least the timers that did not ride on a tick.
 loc=$(awk -F, '$4 == "loc_per_s" { print $7; exit }' "$T/out")
-[ -n "$loc" ] || fail "no loc_per_s: $(head -3 "$T/out")"
-awk -v v="$loc" 'BEGIN { exit !(v > 18 && v < 22) }' || fail "loc_per_s $loc, want about 20"
+awk -v v="$loc" -v h="$hk" 'BEGIN { exit !(v > 0.9 * h) }' || fail "loc_per_s $loc below the timers' $hk"
 dev=$(awk -F, '$4 == "device_irqs_per_s" { print $7; exit }' "$T/out")
 [ "$dev" = 0 ] || fail "device_irqs_per_s $dev, want 0"
 ok "idle: a per-CPU timer list over two lines gives its mean rate"

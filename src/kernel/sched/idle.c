@@ -19,7 +19,10 @@
 #include "hw/cpu.h"
 #include "kernel/cpuidle/driver.h"
 #include "kernel/idle/intel_idle.h"
+#include "kernel/irq/wakeup_chain.h"
+#include "kernel/time/hrtimer.h"
 #include "kernel/time/tick_sched.h"
+#include "kernel/time/timer.h"
 #include "kernel/x86/bugs.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
@@ -203,6 +206,10 @@ static void idle_poll_limit(struct sim_event *ev, void *arg);
 static void idle_timer_fired(struct sim_event *ev, void *arg);
 static void idle_device_fired(struct sim_event *ev, void *arg);
 static void idle_timer_arm(struct world *w, int cpu);
+static void idle_defer_start(struct world *w, int cpu);
+static void idle_defer_fired(struct sim_event *ev, void *arg);
+static void idle_defer_arm(struct world *w, int cpu, sim_time_t period_ns);
+static void idle_run_deferred(struct world *w, int cpu);
 
 void idle_init(struct world *w)
 {
@@ -216,6 +223,12 @@ void idle_init(struct world *w)
     is->irq_off_exit_ns = (sim_time_t)hw_machine_calib(w->machine, "irq_off_exit_ns");
     is->wake_irq_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_irq_ns");
     is->wake_switch_ns = (sim_time_t)hw_machine_calib(w->machine, "wake_switch_ns");
+    is->softirq_ns = (sim_time_t)hw_machine_calib(w->machine, "softirq_ns");
+    is->hz = idle_hz(w->kp);
+    is->hk_hrtimer_share = hw_machine_calib(w->machine, "bg_hrtimer_share");
+    is->hk_slack_ns = (sim_time_t)hw_machine_calib(w->machine, "bg_timer_slack_ns");
+    double defer_hz = hw_machine_calib(w->machine, "bg_deferrable_hz");
+    is->defer_period_ns = defer_hz > 0 ? (sim_time_t)((double)SIM_NS_PER_S / defer_hz) : 0;
     is->cpu = xcalloc((size_t)n, sizeof *is->cpu);
     is->mode = idle_probe(w->machine, w->kp, &is->drv, is->why_no_driver,
                           sizeof is->why_no_driver, NULL, 0);
@@ -224,10 +237,12 @@ void idle_init(struct world *w)
         sim_event_init(&is->cpu[cpu].poll_ev, idle_poll_limit);
         sim_event_init(&is->cpu[cpu].timer_ev, idle_timer_fired);
         sim_event_init(&is->cpu[cpu].device_ev, idle_device_fired);
+        sim_event_init(&is->cpu[cpu].defer_ev, idle_defer_fired);
         is->cpu[cpu].timer_mean_ns = (double)IDLE_BG_TIMER_MEAN_NS;
         is->cpu[cpu].state = -1;
         is->cpu[cpu].wl_timer_ns = SIM_TIME_MAX;
         idle_timer_arm(w, cpu);
+        idle_defer_start(w, cpu);
     }
     if (is->mode != IDLE_MODE_CPUIDLE)
         return;
@@ -464,28 +479,52 @@ void idle_enter(struct world *w, int cpu)
 }
 
 /* Kernel code the CPU runs after the hardware exit and before it goes on:
- * the cpuidle exit path when the state was entered with IRQs off, the
- * SPEC_CTRL restore of the IBRS-off entry, the interrupt that woke it (none
- * for a polling CPU woken by need_resched or POLL's own limit) and, when a
- * task was woken onto it, the switch to that task (FACTS-2.md §7). */
+ * the cpuidle exit path when the state was entered with IRQs off and an
+ * interrupt waits behind it, the SPEC_CTRL restore of the IBRS-off entry,
+ * the interrupt that woke it (none for a polling CPU woken by need_resched
+ * or POLL's own limit, nor for an MWAIT woken through its monitor), the
+ * softirqs that interrupt raised and, when a task was woken onto it, the
+ * switch to that task (FACTS-2.md §7, FACTS-3.md §2). hw_poll: the CPU
+ * spun in POLL (nothing to restore); irq: an interrupt ended the period. */
 static sim_time_t idle_exit_kernel_ns(const struct idle_sys *is, const struct idle_cpu *ic,
-                                      enum idle_wake why, bool polling)
+                                      enum idle_wake why, bool hw_poll, bool irq)
 {
     sim_time_t ns = 0;
-    if (is->mode == IDLE_MODE_CPUIDLE && ic->state >= 0 && !polling) {
+    if (is->mode == IDLE_MODE_CPUIDLE && ic->state >= 0 && !hw_poll) {
         enum cpuidle_enter_method m = is->drv.states[ic->state].enter;
         if (m == CPUIDLE_ENTER_MWAIT_IBRS)
             ns += is->spec_ctrl_write_ns;
-        if (idle_irqs_off(m))
+        if (irq && idle_irqs_off(m))
             ns += is->irq_off_exit_ns;
     }
-    bool interrupt = why == IDLE_WAKE_TICK || why == IDLE_WAKE_TIMER ||
-                     why == IDLE_WAKE_DEVICE || (why == IDLE_WAKE_IPI && !polling);
-    if (interrupt)
+    if (irq)
         ns += is->wake_irq_ns;
+    /* irq_exit runs the softirqs a housekeeping timer or a device raised
+     * (kernel/softirq.c invoke_softirq: TIMER, NET_RX, BLOCK, RCU). */
+    if (why == IDLE_WAKE_TIMER || why == IDLE_WAKE_DEVICE)
+        ns += is->softirq_ns;
     if (why == IDLE_WAKE_IPI)
         ns += is->wake_switch_ns;
     return ns;
+}
+
+/* Whether a task woken onto cpu needs an IPI to end its idle period. A CPU
+ * that waits in POLL or in MWAIT has TIF_POLLING_NRFLAG set (poll_idle, and
+ * mwait_idle_with_hints' current_set_polling_and_test), and MWAIT monitors
+ * the thread's flags word: the waker only sets need_resched there
+ * (kernel/sched/core.c set_nr_and_not_polling, set_nr_if_polling) and the
+ * write ends the wait, with no interrupt. HLT, an I/O-port read, WFI and
+ * PSCI leave the flag clear: they need the IPI. */
+static bool idle_wake_needs_ipi(const struct idle_sys *is, const struct idle_cpu *ic,
+                                bool polling)
+{
+    if (polling)
+        return false;
+    if (is->mode != IDLE_MODE_CPUIDLE || ic->state < 0)
+        return true;
+    enum cpuidle_enter_method m = is->drv.states[ic->state].enter;
+    return m != CPUIDLE_ENTER_MWAIT && m != CPUIDLE_ENTER_MWAIT_IRQ &&
+           m != CPUIDLE_ENTER_MWAIT_IBRS && m != CPUIDLE_ENTER_MWAIT_XSTATE;
 }
 
 sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why, sim_time_t *kernel_ns)
@@ -497,7 +536,11 @@ sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why, sim_tim
     sim_event_cancel(&w->q, &ic->tick_ev);
     sim_event_cancel(&w->q, &ic->poll_ev);
     sim_time_t lat = hw_thread_exit_latency_ns(&w->hw, cpu);
-    *kernel_ns = idle_exit_kernel_ns(is, ic, why, w->hw.thr[cpu].mode == HW_THREAD_POLL);
+    bool hw_poll = w->hw.thr[cpu].mode == HW_THREAD_POLL;
+    bool irq = why == IDLE_WAKE_TICK || why == IDLE_WAKE_TIMER || why == IDLE_WAKE_DEVICE ||
+               (why == IDLE_WAKE_IPI && idle_wake_needs_ipi(is, ic, hw_poll));
+    ic->nr_ipis += why == IDLE_WAKE_IPI && irq;
+    *kernel_ns = idle_exit_kernel_ns(is, ic, why, hw_poll, irq);
     if (lat == 0)
         return 0; /* polling: it sees the work at once */
     /* Leaving idle runs kernel code, with kernel IBRS set. */
@@ -522,6 +565,9 @@ void idle_exit_end(struct world *w, int cpu)
     }
     ic->in_idle = false;
     ic->state = -1;
+    /* The CPU is out of idle: its tick runs again and with it the
+     * deferrable timers that expired meanwhile. */
+    idle_run_deferred(w, cpu);
 }
 
 void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns)
@@ -534,11 +580,32 @@ void idle_task_runs(struct world *w, int cpu)
     w->idle.cpu[cpu].tick_stopped = false;
 }
 
+static void idle_timer_arm(struct world *w, int cpu);
+
+/* The tick's interrupt on cpu runs the hrtimer queue and the timer wheel's
+ * softirq (kernel/time/hrtimer.c __hrtimer_run_queues, timer.c
+ * run_timer_softirq): a housekeeping timer whose soft expiry has passed
+ * expires with it, at no interrupt of its own (slack coalescing), and a
+ * deferrable timer waiting for a tick runs. */
+static void idle_tick_runs_timers(struct world *w, int cpu)
+{
+    struct idle_cpu *ic = &w->idle.cpu[cpu];
+    if (sim_event_pending(&ic->timer_ev) && hrtimer_expired_by(&ic->hk_range, w->q.now_ns)) {
+        sim_event_cancel(&w->q, &ic->timer_ev);
+        ic->nr_coalesced++;
+        idle_timer_arm(w, cpu);
+        wchain_irq(w, cpu);
+    }
+    idle_run_deferred(w, cpu);
+}
+
 static void idle_tick_fired(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct idle_cpu *ic = container_of(ev, struct idle_cpu, tick_ev);
-    sched_idle_wakeup(w, (int)(ic - w->idle.cpu), IDLE_WAKE_TICK);
+    int cpu = (int)(ic - w->idle.cpu);
+    sched_idle_wakeup(w, cpu, IDLE_WAKE_TICK);
+    idle_tick_runs_timers(w, cpu);
 }
 
 /* Queue a background interrupt ev an exponential gap of mean mean_ns
@@ -552,10 +619,87 @@ static void idle_bg_arm(struct world *w, struct sim_event *ev, double mean_ns,
     sim_event_schedule(&w->q, ev, w->q.now_ns + 1 + (sim_time_t)gap);
 }
 
+/* The next housekeeping timer of cpu, an exponential gap away: a share
+ * hk_hrtimer_share are user-space sleeps (hrtimers with the default 50 us
+ * slack: the device fires at the hard expiry), the rest kernel timer-wheel
+ * timers, whose expiry the wheel rounds up (timer.h). Either way the
+ * governor sees the expiry the device is programmed for. The slack is the
+ * machine's bg_timer_slack_ns (HRTIMER_DEFAULT_SLACK_NS unless set). */
 static void idle_timer_arm(struct world *w, int cpu)
 {
+    struct idle_sys *is = &w->idle;
+    struct idle_cpu *ic = &is->cpu[cpu];
+    if (ic->timer_mean_ns <= 0)
+        return;
+    struct sim_rng *r = &w->rng[WORLD_STREAM_TIMERS];
+    sim_time_t now = w->q.now_ns;
+    /* The requested expiries are the Poisson stream; rounding only delays
+     * each one, so the stream keeps its rate. */
+    if (ic->hk_req_ns < now - (sim_time_t)(4 * ic->timer_mean_ns))
+        ic->hk_req_ns = now;   /* after a long pause (a rate change): start afresh */
+    ic->hk_req_ns += 1 + (sim_time_t)sim_rng_exp(r, ic->timer_mean_ns);
+    sim_time_t gap = ic->hk_req_ns > now ? ic->hk_req_ns - now : 0;
+    /* A share of 0 or 1 draws nothing: the gaps stay those of one stream. */
+    bool hrtimer = is->hk_hrtimer_share >= 1 ||
+                   (is->hk_hrtimer_share > 0 && sim_rng_uniform(r) < is->hk_hrtimer_share);
+    if (hrtimer)
+        ic->hk_range = hrtimer_range(now + gap, is->hk_slack_ns);
+    else
+        ic->hk_range = hrtimer_range(timer_wheel_expiry_ns(now, gap, is->tick_period_ns, is->hz), 0);
+    sim_event_schedule(&w->q, &ic->timer_ev, ic->hk_range.hard_ns);
+}
+
+/* The next deferrable timer of cpu: periodic at defer_period_ns (as
+ * vmstat_update re-queues itself), on the wheel's rounding, from now. */
+static void idle_defer_arm(struct world *w, int cpu, sim_time_t period_ns)
+{
+    struct idle_sys *is = &w->idle;
+    if (period_ns <= 0)
+        return;
+    sim_time_t at = timer_wheel_expiry_ns(w->q.now_ns, period_ns, is->tick_period_ns, is->hz);
+    sim_event_schedule(&w->q, &is->cpu[cpu].defer_ev, at);
+}
+
+/* A deferrable timer of cpu runs (from a timer softirq): its work item
+ * wakes the CPU's kworker, and it queues itself again. */
+static void idle_defer_run(struct world *w, int cpu)
+{
     struct idle_cpu *ic = &w->idle.cpu[cpu];
-    idle_bg_arm(w, &ic->timer_ev, ic->timer_mean_ns, WORLD_STREAM_TIMERS);
+    ic->defer_pending = false;
+    ic->nr_deferred_runs++;
+    idle_defer_arm(w, cpu, w->idle.defer_period_ns);
+    wchain_irq(w, cpu);
+}
+
+/* The first deferrable expiry: a phase uniform over one period. */
+static void idle_defer_start(struct world *w, int cpu)
+{
+    sim_time_t period_ns = w->idle.defer_period_ns;
+    if (period_ns <= 0)
+        return;
+    double phase = sim_rng_uniform(&w->rng[WORLD_STREAM_TIMERS]);
+    idle_defer_arm(w, cpu, 1 + (sim_time_t)(phase * (double)period_ns));
+}
+
+static void idle_run_deferred(struct world *w, int cpu)
+{
+    if (w->idle.cpu[cpu].defer_pending)
+        idle_defer_run(w, cpu);
+}
+
+/* A deferrable timer's expiry (BASE_DEF, kernel/time/timer.c): nothing
+ * programs the device for it, so an idle CPU does not wake; it runs from
+ * the next timer softirq that happens anyway (a busy CPU's next tick,
+ * taken as now; an idle CPU's next tick or wake-up). */
+static void idle_defer_fired(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct idle_cpu *ic = container_of(ev, struct idle_cpu, defer_ev);
+    int cpu = (int)(ic - w->idle.cpu);
+    if (ic->in_idle)
+        ic->defer_pending = true;
+    else
+        idle_defer_run(w, cpu);
 }
 
 static void idle_device_arm(struct world *w, int cpu)
@@ -578,6 +722,7 @@ void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device
     if (timer_hz >= 0)
         ic->timer_mean_ns = timer_hz > 0 ? (double)SIM_NS_PER_S / timer_hz : 0;
     ic->device_mean_ns = device_hz > 0 ? (double)SIM_NS_PER_S / device_hz : 0;
+    ic->hk_req_ns = w->q.now_ns;
     sim_event_cancel(&w->q, &ic->timer_ev);
     sim_event_cancel(&w->q, &ic->device_ev);
     idle_timer_arm(w, cpu);
@@ -593,6 +738,7 @@ static void idle_timer_fired(struct sim_event *ev, void *arg)
     ic->nr_timer_irqs++;
     idle_timer_arm(w, cpu);
     idle_bg_irq(w, cpu, IDLE_WAKE_TIMER);
+    wchain_irq(w, cpu);
 }
 
 /* A device interrupt: like a timer's, except that nothing told the governor
@@ -605,6 +751,7 @@ static void idle_device_fired(struct sim_event *ev, void *arg)
     ic->nr_device_irqs++;
     idle_device_arm(w, cpu);
     idle_bg_irq(w, cpu, IDLE_WAKE_DEVICE);
+    wchain_irq(w, cpu);
 }
 
 static void idle_poll_limit(struct sim_event *ev, void *arg)
@@ -623,7 +770,8 @@ void idle_measure_reset(struct world *w, sim_time_t now_ns)
         idle_acct_close(is, cpu, now_ns);
         memset(ic->state_time_ns, 0, sizeof ic->state_time_ns);
         ic->nr_entries = ic->nr_tick_stopped = 0;
-        ic->nr_timer_irqs = ic->nr_device_irqs = 0;
+        ic->nr_timer_irqs = ic->nr_device_irqs = ic->nr_ipis = 0;
+        ic->nr_coalesced = ic->nr_deferred_runs = 0;
         memset(ic->nr_wake, 0, sizeof ic->nr_wake);
         if (is->dev)
             memcpy(ic->base, is->dev[cpu].states_usage, sizeof ic->base);

@@ -33,6 +33,7 @@
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/driver.h"
 #include "kernel/params.h"
+#include "kernel/time/hrtimer.h"
 #include "sim/eventq.h"
 #include "sim/metrics.h"
 
@@ -64,6 +65,13 @@ struct idle_cpu {
     struct sim_event poll_ev;   /* POLL time limit */
     struct sim_event timer_ev;  /* next housekeeping timer of this CPU */
     struct sim_event device_ev; /* next device interrupt of this CPU */
+    struct sim_event defer_ev;  /* next deferrable timer's expiry (BASE_DEF) */
+    struct hrtimer_range hk_range; /* the pending housekeeping timer's expiry range
+                                 * (a wheel timer: soft = hard = bucket expiry) */
+    sim_time_t hk_req_ns;       /* requested expiry of the pending housekeeping
+                                 * timer, before the wheel's rounding or slack */
+    bool defer_pending;         /* a deferrable timer expired while idle: it runs
+                                 * at the next tick or wake-up */
     double timer_mean_ns;       /* mean gap of the housekeeping timers, ns (0: none) */
     double device_mean_ns;      /* mean gap of the device interrupts, ns (0: none) */
     sim_time_t wl_timer_ns;     /* earliest workload hrtimer armed on this CPU
@@ -74,6 +82,9 @@ struct idle_cpu {
     uint64_t nr_wake[IDLE_WAKE_NR]; /* idle periods ended, by cause */
     uint64_t nr_timer_irqs;     /* housekeeping timers fired, busy or idle */
     uint64_t nr_device_irqs;    /* device interrupts fired, busy or idle */
+    uint64_t nr_ipis;           /* task wake-ups that needed an IPI (not polling) */
+    uint64_t nr_coalesced;      /* housekeeping hrtimers expired by a tick, within slack */
+    uint64_t nr_deferred_runs;  /* deferrable timers run */
     sim_time_t state_time_ns[CPUIDLE_STATE_MAX];
     struct cpuidle_state_usage base[CPUIDLE_STATE_MAX]; /* counters at measure start */
 };
@@ -93,6 +104,11 @@ struct idle_sys {
     bool kernel_ibrs;                   /* legacy IBRS set on kernel entry */
     sim_time_t spec_ctrl_write_ns, irq_off_exit_ns; /* calibration, see machine.c */
     sim_time_t wake_irq_ns, wake_switch_ns;         /* wake-up path software, ditto */
+    sim_time_t softirq_ns;                          /* softirq after a timer or device irq */
+    int hz;                                         /* CONFIG_HZ */
+    double hk_hrtimer_share;                        /* housekeeping timers that are hrtimers */
+    sim_time_t hk_slack_ns;                         /* their timer slack */
+    sim_time_t defer_period_ns;                     /* each CPU's deferrable timer, 0 none */
     sim_time_t measure_start_ns;
 };
 
