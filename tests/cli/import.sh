@@ -155,6 +155,27 @@ PY
         fail "html: no measured section"
     echo "ok - run: [measured] beside pmlab's prediction in table, JSON and HTML"
     grep -q '^l2_groups = 0-1 2-3 4-5 6-7 8-11 12-15$' "$T/machines/rpl0.ini" || fail "rpl0: l2 groups"
+    # SMT4 and SMT8 hosts: adl0's snapshot with its 16 CPUs renumbered as 4
+    # cores of 4 threads (adjacent) and 2 cores of 8 (split: core c is CPUs
+    # c, c+2, ...): the machine has the host's width, loads and runs.
+    for w in 4 8; do
+        mkdir "$T/smt$w"
+        cp "$H/adl0/"* "$T/smt$w/"
+        awk -v W=$w 'NR == 1 { print; next }
+             { c = W == 4 ? int($1 / 4) : $1 % 2
+               printf "%3d %7d %9d %7d %10d    P-core\n", $1, c, c, 0, 0 }' \
+            "$H/adl0/pepc_topology.after.raw.txt" >"$T/smt$w/pepc_topology.after.raw.txt"
+        "$P" import "$T/smt$w" -o "$T/machines/smt$w.ini" --scenario "$T/scenarios/smt$w.ini" \
+            2>"$T/e" || fail "smt$w: $(cat "$T/e")"
+        M="$T/machines/smt$w.ini"
+        grep -q "^threads_per_core = $w\$" "$M" || fail "smt$w: machine threads_per_core"
+        grep -q "^threads_per_core = $w  *; topology" "$M" || fail "smt$w: core type threads"
+        grep -q "^cores_per_package = $((16 / w)) " "$M" || fail "smt$w: cores"
+        "$P" run "$T/scenarios/smt$w.ini" --quick --quiet >/dev/null 2>"$T/e" || fail "smt$w run: $(cat "$T/e")"
+    done
+    grep -q '^cpu_numbering = adjacent' "$T/machines/smt4.ini" && grep -q '^cpu_numbering = split' "$T/machines/smt8.ini" ||
+        fail "smt: numbering"
+    echo "ok - import: SMT4 and SMT8 hosts keep their width, load and run"
     # A snapshot with files missing: warnings, exit 0; without pepc topology: exit 2.
     mkdir "$T/part"
     cp "$H/rpl0/pepc_topology.after.raw.txt" "$H/rpl0/proc_cpuinfo.after.raw.txt" "$T/part/"
