@@ -1,7 +1,8 @@
 /* import: `pmlab import`: a machine file and a scenario skeleton from a
  * host (import.h says what is read). What a host does not show (power, the
- * model's calibration, the hardware's own C-state exits) is taken from the
- * nearest shipped machine and marked "estimated, from MACHINE"; measured
+ * model's calibration, the core/package split of a C-state exit) is taken
+ * from the nearest shipped machine and marked "estimated, from MACHINE" or
+ * "estimate" (import_cstates.c: the host's own idle table); measured
  * figures (turbostat averages, interrupt rates) go into comments, and into
  * the scenario's idle workload and [measured] section (import_measured.c
  * reads them) so a run can be held against them. */
@@ -53,15 +54,19 @@ static void import_usage(void)
            "command line, cpuidle governor and sysfs settings. The host is the live system\n"
            "(/sys and /proc) by default, a copied tree with --root DIR, or a stats-collect /\n"
            "pepc snapshot directory (sys-*.raw.txt dumps, pepc_topology, proc_cpuinfo,\n"
-           "uname-a, turbostat, interrupts). Topology (L3 groups from cache/index3),\n"
-           "vendor/family/model, frequencies and idle states come from the host; power\n"
-           "figures and hardware C-state physics come from the nearest shipped machine\n"
-           "(same vendor, then family and model, else size) and are marked\n"
-           "'estimated, from MACHINE'; turbostat averages and timer interrupt rates are\n"
-           "written as '; measured' comments. The scenario runs the idle workload at the\n"
-           "snapshot's per-CPU timer (LOC) and device interrupt rates, and its [measured]\n"
-           "section holds turbostat's means and the cpuidle above/below shares under\n"
-           "pmlab's metric names. Missing files are listed as warnings (exit\n"
+           "uname-a, turbostat, interrupts). Topology (L3 groups from cache/index3, 1 to\n"
+           "8 threads per core), vendor/family/model, frequencies and idle states come\n"
+           "from the host; on intel_idle's own table so do the hardware C-states (names,\n"
+           "MWAIT hints, exit latencies split core/package by the nearest machine's rule,\n"
+           "no state the host lacks). Power figures and the rest of the C-state physics\n"
+           "come from the nearest shipped machine (same vendor, then family and model,\n"
+           "else size) and are marked 'estimated, from MACHINE'; turbostat averages and\n"
+           "timer interrupt rates are written as '; measured' comments. The scenario runs\n"
+           "the idle workload at the snapshot's per-CPU timer (LOC) and device interrupt\n"
+           "rates, and its [measured] section holds turbostat's means, the cpuidle\n"
+           "above/below shares, idle entries per CPU per second, each state's share of\n"
+           "them and the IPI rates under pmlab's metric names (pmlab run prints each beside\n"
+           "its prediction). Missing files are listed as warnings (exit\n"
            "0) while a machine can still be built; without a CPU list or /proc/cpuinfo\n"
            "the exit status is 2. The scenario finds the machine by name: keep the machine\n"
            "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n"
