@@ -59,10 +59,13 @@ static void html_escape(FILE *out, const char *s)
     }
 }
 
-/* <td class="cls">text</td>, text escaped. */
+/* <td class="cls">text</td> (no class when cls is empty), text escaped. */
 static void html_td(FILE *out, const char *cls, const char *text)
 {
-    fprintf(out, "<td class=\"%s\">", cls);
+    if (*cls)
+        fprintf(out, "<td class=\"%s\">", cls);
+    else
+        fputs("<td>", out);
     html_escape(out, text);
     fputs("</td>", out);
 }
