@@ -368,10 +368,10 @@ while IFS='	' read -r id snap note; do
         row("Busy %", "busy_pct", "busy_pct")
         row("PkgWatt, W", "pkg_watts", "pkg_watts")
         for (i = 1; i <= n; i++)
-            if (ORDER[i] ~ /^(above|below)_pct/ || ORDER[i] ~ /_per_s$/) row(ORDER[i], ORDER[i], ORDER[i])
+            if (ORDER[i] ~ /^(above|below|usage)_pct/ || ORDER[i] ~ /_per_s$/) row(ORDER[i], ORDER[i], ORDER[i])
         # States of the simulated driver the host did not have (another driver or table).
         for (i = 1; i <= np; i++)
-            if (PORDER[i] ~ /^(above|below)_pct\./ && !(PORDER[i] in MEAS)) row(PORDER[i] " (no such state on the host)", PORDER[i], PORDER[i])
+            if (PORDER[i] ~ /^(above|below|usage)_pct\./ && !(PORDER[i] in MEAS)) row(PORDER[i] " (no such state on the host)", PORDER[i], PORDER[i])
     }' "$hd/$id.ini" "$hd/$id.csv" >>"$TMP/hosts.tsv"
 done <"$TMP/hostlist.tsv"
 

@@ -106,6 +106,43 @@ static void test_device_irqs_unannounced(void **state)
     rpt_set_free(&md);
 }
 
+/* idle_entries_per_s and usage_pct.<state> are the cpuidle usage counters'
+ * growth, as sysfs after minus before gives them on a host: entries per CPU
+ * per second of the window (about one per interrupt), and each
+ * state's share of them, adding up to 100. */
+static void test_idle_entries(void **state)
+{
+    (void)state;
+    const char *const kv[][2] = { { "timer_hz", "50" }, { "device_hz", "5" } };
+    struct rpt_metric_set m = { 0 };
+    struct fx *f = iw_run(kv, 2, &m);
+    const struct idle_sys *is = &f->w.idle;
+    uint64_t all = 0, per_state[CPUIDLE_STATE_MAX] = { 0 };
+    for (int cpu = 0; cpu < 24; cpu++)
+        for (int i = 0; i < is->drv.state_count; i++) {
+            uint64_t u = is->dev[cpu].states_usage[i].usage - is->cpu[cpu].base[i].usage;
+            per_state[i] += u;
+            all += u;
+        }
+    double entries = fx_set_metric(&m, "idle_entries_per_s");
+    assert_true(fabs(entries - (double)all / IW_WINDOW_S / 24) < 1e-9 * entries);
+    /* About one entry per interrupt: one that lands while its CPU is awake
+     * for another starts none. */
+    double irqs = fx_set_metric(&m, "loc_per_s") + fx_set_metric(&m, "device_irqs_per_s");
+    assert_true(entries > 0.9 * irqs && entries < 1.1 * irqs);
+    double sum = 0;
+    char key[RPT_NAME_MAX];
+    for (int i = 0; i < is->drv.state_count; i++) {
+        snprintf(key, sizeof key, "usage_pct.%s", is->drv.states[i].name);
+        double pct = fx_set_metric(&m, key);
+        assert_true(fabs(pct - 100.0 * (double)per_state[i] / (double)all) < 1e-9);
+        sum += pct;
+    }
+    assert_true(fabs(sum - 100) < 1e-9);
+    fx_free(f);
+    rpt_set_free(&m);
+}
+
 /* A negative rate, a word that is no number, a list of the wrong length. */
 static void test_bad_rates(void **state)
 {
@@ -135,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_default_rate),
         cmocka_unit_test(test_device_irqs_unannounced),
         cmocka_unit_test(test_bad_rates),
+        cmocka_unit_test(test_idle_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -216,6 +216,27 @@ static void test_minimal_values(void **state)
 
 /* l2_groups: absent, each core's threads are one group (first CPU of the
  * core); given, each CPU maps to the first CPU of its group. */
+/* SMT4 and SMT8 cores (POWER-like widths): every thread of a core listed,
+ * adjacent numbering in blocks, split numbering one thread per round. */
+static void test_smt_widths(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "smt4.ini");
+    assert_int_equal(m->ncpus, 8);
+    assert_int_equal(m->cores[0].nthreads, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(m->cores[0].cpus[i], i);
+        assert_int_equal(m->cores[1].cpus[i], 4 + i);
+    }
+    hw_machine_free(m);
+    m = load_ok(FIXTURES "smt8.ini");
+    assert_int_equal(m->ncpus, 16);
+    assert_int_equal(m->cores[1].nthreads, 8);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(m->cores[1].cpus[i], 1 + 2 * i);
+    hw_machine_free(m);
+}
+
 static void test_l2_groups(void **state)
 {
     (void)state;
@@ -487,6 +508,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_smt_widths),
         cmocka_unit_test(test_l2_groups),
         cmocka_unit_test(test_llc_groups),
         cmocka_unit_test(test_missing_file),

@@ -79,6 +79,32 @@ static void test_smt_corun_retime(void **state)
     fx_free(f);
 }
 
+/* SMT4 (tests/data/machines/smt4.ini, core 0 = CPUs 0-3): cpu0's speed with
+ * n of its core's threads running is smt_corun_factor per doubling of n (1,
+ * k, k^log2(3), k^2), so four busy threads give the core 4 k^2 = 1.54x one;
+ * a polling sibling costs smt_poll_factor as on SMT2. */
+static void test_smt4_corun(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new_machine("tests/data/machines/smt4.ini", NULL, "cpuidle.off=1", NULL,
+                                  NULL, 0);
+    struct hw_state *hw = &f->w.hw;
+    double k = hw_machine_calib(f->m, "smt_corun_factor");
+    double poll = hw_machine_calib(f->m, "smt_poll_factor");
+    for (int cpu = 0; cpu < 4; cpu++)
+        hw->thr[cpu].mode = HW_THREAD_IDLE;
+    hw->thr[0].mode = HW_THREAD_RUN;
+    double alone = hw_thread_speed(hw, 0);
+    const double want[] = { 1, k, pow(k, log2(3)), k * k };
+    for (int n = 2; n <= 4; n++) {
+        hw->thr[n - 1].mode = HW_THREAD_RUN;
+        assert_float_equal(hw_thread_speed(hw, 0) / alone, want[n - 1], 1e-12);
+    }
+    hw->thr[3].mode = HW_THREAD_POLL;
+    assert_float_equal(hw_thread_speed(hw, 0) / alone, pow(k, log2(3)) * poll, 1e-12);
+    fx_free(f);
+}
+
 /* prev busy: the wakeup goes to a CPU of a fully idle core in the same
  * package, not to prev's idle sibling. */
 static void test_placement_prefers_idle_core(void **state)
@@ -279,6 +305,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exit_latency_then_run),
         cmocka_unit_test(test_smt_corun_retime),
+        cmocka_unit_test(test_smt4_corun),
         cmocka_unit_test(test_placement_prefers_idle_core),
         cmocka_unit_test(test_pinned_task_waits_for_its_cpu),
         cmocka_unit_test(test_running_task_told_of_queued),

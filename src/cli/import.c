@@ -1,7 +1,8 @@
 /* import: `pmlab import`: a machine file and a scenario skeleton from a
  * host (import.h says what is read). What a host does not show (power, the
- * model's calibration, the hardware's own C-state exits) is taken from the
- * nearest shipped machine and marked "estimated, from MACHINE"; measured
+ * model's calibration, the core/package split of a C-state exit) is taken
+ * from the nearest shipped machine and marked "estimated, from MACHINE" or
+ * "estimate" (import_cstates.c: the host's own idle table); measured
  * figures (turbostat averages, interrupt rates) go into comments, and into
  * the scenario's idle workload and [measured] section (import_measured.c
  * reads them) so a run can be held against them. */
@@ -53,15 +54,19 @@ static void import_usage(void)
            "command line, cpuidle governor and sysfs settings. The host is the live system\n"
            "(/sys and /proc) by default, a copied tree with --root DIR, or a stats-collect /\n"
            "pepc snapshot directory (sys-*.raw.txt dumps, pepc_topology, proc_cpuinfo,\n"
-           "uname-a, turbostat, interrupts). Topology (L3 groups from cache/index3),\n"
-           "vendor/family/model, frequencies and idle states come from the host; power\n"
-           "figures and hardware C-state physics come from the nearest shipped machine\n"
-           "(same vendor, then family and model, else size) and are marked\n"
-           "'estimated, from MACHINE'; turbostat averages and timer interrupt rates are\n"
-           "written as '; measured' comments. The scenario runs the idle workload at the\n"
-           "snapshot's per-CPU timer (LOC) and device interrupt rates, and its [measured]\n"
-           "section holds turbostat's means and the cpuidle above/below shares under\n"
-           "pmlab's metric names. Missing files are listed as warnings (exit\n"
+           "uname-a, turbostat, interrupts). Topology (L3 groups from cache/index3, 1 to\n"
+           "8 threads per core), vendor/family/model, frequencies and idle states come\n"
+           "from the host; on intel_idle's own table so do the hardware C-states (names,\n"
+           "MWAIT hints, exit latencies split core/package by the nearest machine's rule,\n"
+           "no state the host lacks). Power figures and the rest of the C-state physics\n"
+           "come from the nearest shipped machine (same vendor, then family and model,\n"
+           "else size) and are marked 'estimated, from MACHINE'; turbostat averages and\n"
+           "timer interrupt rates are written as '; measured' comments. The scenario runs\n"
+           "the idle workload at the snapshot's per-CPU timer (LOC) and device interrupt\n"
+           "rates, and its [measured] section holds turbostat's means, the cpuidle\n"
+           "above/below shares, idle entries per CPU per second, each state's share of\n"
+           "them and the IPI rates under pmlab's metric names (pmlab run prints each beside\n"
+           "its prediction). Missing files are listed as warnings (exit\n"
            "0) while a machine can still be built; without a CPU list or /proc/cpuinfo\n"
            "the exit status is 2. The scenario finds the machine by name: keep the machine\n"
            "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n"
@@ -322,35 +327,7 @@ static void import_core_type(FILE *f, const struct imp_host *h, const struct imp
             nt->active_power_mw_max < nt->active_power_mw_base ? nt->active_power_mw_base
                                                                : nt->active_power_mw_max,
             near->name);
-    for (int i = 0; i < nt->ncstates; i++) {
-        const struct hw_cstate *c = &nt->cstates[i];
-        fprintf(f, "\n; estimated, from %s [cstate %s %s]\n", near->name, nt->name, c->name);
-        fprintf(f, "[cstate %s %s]\n", t->types[ti] == 'U' ? "U" : t->types[ti] == 'P' ? "P" : "E",
-                c->name);
-        fprintf(f, "mwait_hint = 0x%02x\n", (unsigned)c->mwait_hint);
-        if (c->io_port)
-            fprintf(f, "io_port = 0x%x\n", (unsigned)c->io_port);
-        fprintf(f, "exit_latency_us = %g\n", (double)c->exit_latency_ns / 1000.0);
-        fprintf(f, "core_power_mw = %g\n", c->core_power_mw);
-        fprintf(f, "flushes_caches = %s\n", c->flushes_caches ? "yes" : "no");
-        fprintf(f, "refill_us = %g\n", (double)c->refill_ns / 1000.0);
-    }
-}
-
-/* cpu0's cpuidle state s file (name, desc, latency, ...): its value, or
- * NULL when absent (caller frees). */
-static char *import_state_file(const struct imp_host *h, int s, const char *file)
-{
-    char path[128];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
-    return imp_sysfs(h, path);
-}
-
-static long long import_state_ll(const struct imp_host *h, int s, const char *file, long long def)
-{
-    char path[128];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
-    return imp_sysfs_ll(h, path, def);
+    imp_write_cstates(f, h, t->types[ti] == 'U' ? 'U' : t->types[ti] == 'P' ? 'P' : 'E', nt, near);
 }
 
 /* The host's cpuidle states of cpu0 as "[firmware]" _CST entries: the
@@ -362,10 +339,10 @@ static int import_cst(const struct imp_host *h, char *methods, char *hints, char
     int n = 0;
     size_t lm = 0, lh = 0, ll = 0;
     for (int s = 1; s < 10 && n < HW_MAX_CST; s++) {
-        char *desc = import_state_file(h, s, "desc");
+        char *desc = imp_state_file(h, s, "desc");
         if (!desc)
             break;
-        long long lat = import_state_ll(h, s, "latency", 0);
+        long long lat = imp_state_ll(h, s, "latency", 0);
         const char *m = "ffh";
         unsigned addr = 0;
         char *p;
@@ -390,7 +367,7 @@ static void import_firmware(FILE *f, const struct imp_host *h, const struct hw_m
     char methods[128] = "", hints[128] = "", lats[128] = "";
     char *drv = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_driver");
     bool acpi = drv && strcmp(drv, "acpi_idle") == 0;
-    char *name1 = import_state_file(h, 1, "name");
+    char *name1 = imp_state_file(h, 1, "name");
     acpi |= name1 && strstr(name1, "_ACPI");
     free(name1);
     fprintf(f, "\n[firmware]\nosc_cppc_v2 = %s   ; estimated, from %s\n",
@@ -459,12 +436,12 @@ static void import_host_states(FILE *f, const struct imp_host *h)
     fprintf(f, "; host cpuidle: driver %s, governor %s; states of cpu0 (name desc latency/residency us):\n",
             drv ? drv : "?", gov ? gov : "?");
     for (int s = 0; s < 10; s++) {
-        char *name = import_state_file(h, s, "name");
+        char *name = imp_state_file(h, s, "name");
         if (!name)
             break;
-        char *desc = import_state_file(h, s, "desc");
-        long long lat = import_state_ll(h, s, "latency", -1);
-        long long res = import_state_ll(h, s, "residency", -1);
+        char *desc = imp_state_file(h, s, "desc");
+        long long lat = imp_state_ll(h, s, "latency", -1);
+        long long res = imp_state_ll(h, s, "residency", -1);
         fprintf(f, ";   state%d %s \"%s\" %lld/%lld\n", s, name, desc ? desc : "", lat, res);
         free(name);
         free(desc);
@@ -487,6 +464,7 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
     fprintf(f, "; Topology, CPU identity and frequencies are the host's; every number marked\n"
                "; 'estimated, from %s' is that shipped machine's (power, C-state physics).\n",
             near->name);
+    imp_write_borrowed_note(f, h, near);
     char *line = xasprintf("host kernel %s; command line: %s", h->kernel[0] ? h->kernel : "?",
                            h->cmdline ? h->cmdline : "?");
     import_comment(f, line);
@@ -511,13 +489,7 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
     import_llc_groups(f, h);
     for (int ti = 0; ti < t.ntypes; ti++)
         import_core_type(f, h, &t, ti, near);
-    for (int i = 0; i < near->npkgstates; i++) {
-        const struct hw_pkgstate *p = &near->pkgstates[i];
-        fprintf(f, "\n; estimated, from %s\n[pkgstate %s]\ncore_cstate = %s\n", near->name,
-                p->name, p->core_cstate);
-        fprintf(f, "exit_latency_us = %g\npkg_power_mw = %g\n", (double)p->exit_latency_ns / 1000.0,
-                p->pkg_power_mw);
-    }
+    imp_write_pkgstates(f, h, near);
     import_firmware(f, h, near, model_known);
 }
 
@@ -631,7 +603,7 @@ static void import_measured_turbostat(FILE *f, const struct imp_host *h)
             fprintf(f, "%s = %.2f\n", plain[i][1], v);
     }
     for (int s = 0; s < IMP_IDLE_MAX_STATES; s++) {
-        char *name = import_state_file(h, s, "name");
+        char *name = imp_state_file(h, s, "name");
         if (!name)
             break;
         char col[64];
@@ -643,8 +615,33 @@ static void import_measured_turbostat(FILE *f, const struct imp_host *h)
     }
 }
 
+/* Idle entries per CPU per second (every state's usage growth over the
+ * workload's run time) and each state's share of them, as pmlab's
+ * idle_entries_per_s and usage_pct.NAME. */
+static void import_measured_entries(FILE *f, const struct imp_host *h,
+                                    const struct imp_idle_counts *c, double usage)
+{
+    const char *how;
+    double seconds = imp_snapshot_seconds(h, &how);
+    if (usage <= 0)
+        return;
+    if (seconds > 0)
+        fprintf(f, "; the same growth over the %.0f s the workload ran (%s), per CPU\n"
+                   "idle_entries_per_s = %.2f\n", seconds, how, usage / h->ncpus / seconds);
+    else
+        fprintf(f, "; no run time in info.yml (duration, cmd sleep N): idle_entries_per_s not "
+                   "measured\n");
+    fprintf(f, "; each state's share of the entries, %%\n");
+    for (int s = 0; s < c->nstates; s++) {
+        char *name = imp_state_file(h, s, "name");
+        if (name)
+            fprintf(f, "usage_pct.%s = %.2f\n", name, 100 * c->sum[s][IMP_IDLE_USAGE] / usage);
+        free(name);
+    }
+}
+
 /* The cpuidle counters' growth, all CPUs: above and below as a share of
- * each state's usage, and overall. */
+ * each state's usage, and overall; the entries' rate and shares. */
 static void import_measured_cpuidle(FILE *f, const struct imp_host *h)
 {
     struct imp_idle_counts c;
@@ -655,7 +652,7 @@ static void import_measured_cpuidle(FILE *f, const struct imp_host *h)
     fprintf(f, "; sys-cpuidle after minus before, all CPUs: above and below, %% of usage\n");
     double usage = 0, above = 0, below = 0;
     for (int s = 0; s < c.nstates; s++) {
-        char *name = import_state_file(h, s, "name");
+        char *name = imp_state_file(h, s, "name");
         const double *k = c.sum[s];
         usage += k[IMP_IDLE_USAGE];
         above += k[IMP_IDLE_ABOVE];
@@ -669,6 +666,26 @@ static void import_measured_cpuidle(FILE *f, const struct imp_host *h)
     if (usage > 0)
         fprintf(f, "above_pct = %.2f\nbelow_pct = %.2f\n", 100 * above / usage,
                 100 * below / usage);
+    import_measured_entries(f, h, &c, usage);
+}
+
+/* The IPI rows' rates, mean per CPU, as res_per_s, cal_per_s, tlb_per_s
+ * and iwi_per_s: measured, not workload inputs (the idle workload has no
+ * IPIs to drive) and not metrics pmlab reports yet. */
+static void import_measured_ipis(FILE *f, const struct imp_host *h, const struct imp_irq_rates *r)
+{
+    fprintf(f, "; IPIs (RES rescheduling, CAL function call, TLB shootdown, IWI IRQ work), mean\n"
+               "; per CPU: no idle-workload input and no pmlab metric yet, kept for reference\n");
+    for (int i = 0; i < IMP_NIPI; i++) {
+        double sum = 0;
+        for (int cpu = 0; cpu < h->ncpus; cpu++)
+            sum += r->ipi_hz[i][cpu];
+        char key[8];
+        for (int k = 0; k < 3; k++)
+            key[k] = (char)(imp_ipi_rows[i][k] - 'A' + 'a');
+        key[3] = '\0';
+        fprintf(f, "%s_per_s = %.2f\n", key, sum / h->ncpus);
+    }
 }
 
 /* [measured]: what the snapshot measured, under the names of the metrics
@@ -689,6 +706,7 @@ static void import_measured(FILE *f, const struct imp_host *h)
         }
         fprintf(f, "; interrupts.raw.txt over %.0f s, mean per CPU\nloc_per_s = %.2f\n"
                    "device_irqs_per_s = %.2f\n", r.seconds, loc, dev);
+        import_measured_ipis(f, h, &r);
         imp_irq_rates_free(&r);
     }
     import_measured_turbostat(f, h);
@@ -748,18 +766,26 @@ static int import_check_states(const char *path, const struct imp_host *h)
     struct cpuidle_driver drv;
     struct cpuidle_probe_result r;
     if (cpuidle_driver_probe(m, &kp, &drv, &r) == 0) {
-        for (int i = 1; i < drv.state_count; i++) {
-            char *name = import_state_file(h, i, "name");
-            long long lat = import_state_ll(h, i, "latency", -1);
-            bool same = name && strcmp(name, drv.states[i].name) == 0 &&
-                        lat * 1000 == drv.states[i].exit_latency_ns;
-            if (name && !same)
-                fprintf(stderr, "pmlab import: note: state%d is %s (%lld us) on the host but %s "
-                                "(%lld us) in pmlab's %s on kernel %s: %s\n", i, name, lat,
-                        drv.states[i].name, (long long)(drv.states[i].exit_latency_ns / 1000),
+        /* Past the end of either list, the other's next state is the difference. */
+        for (int i = 1; i < CPUIDLE_STATE_MAX; i++) {
+            char *name = imp_state_file(h, i, "name");
+            if (!name && i >= drv.state_count)
+                break;
+            long long lat = imp_state_ll(h, i, "latency", -1);
+            long long res = imp_state_ll(h, i, "residency", -1);
+            bool ours = i < drv.state_count;
+            bool same = name && ours && strcmp(name, drv.states[i].name) == 0 &&
+                        lat * 1000 == drv.states[i].exit_latency_ns &&
+                        (res < 0 || res * 1000 == drv.states[i].target_residency_ns);
+            if (!same)
+                fprintf(stderr, "pmlab import: note: state%d is %s (%lld/%lld us) on the host but "
+                                "%s (%lld/%lld us) in pmlab's %s on kernel %s: %s\n", i,
+                        name ? name : "absent", lat, res, ours ? drv.states[i].name : "absent",
+                        ours ? (long long)(drv.states[i].exit_latency_ns / 1000) : -1,
+                        ours ? (long long)(drv.states[i].target_residency_ns / 1000) : -1,
                         drv.name, kv, r.source);
             free(name);
-            if (name && !same)
+            if (!same)
                 break;
         }
     }

@@ -10,6 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hw/machine.h"
 #include "util/diag.h"
 
 #define IMP_MAX_CPUS 1024
@@ -54,6 +58,10 @@ long long imp_sysfs_ll(const struct imp_host *h, const char *path, long long def
  * for a snapshot the snapshot file name ("turbostat.raw.txt"). NULL when
  * absent. Caller frees. */
 char *imp_file(const struct imp_host *h, const char *root_path, const char *snap_name);
+/* cpu0's cpuidle state s file (name, desc, latency, ...): its value, or
+ * NULL when absent (caller frees); as a number, or def. */
+char *imp_state_file(const struct imp_host *h, int s, const char *file);
+long long imp_state_ll(const struct imp_host *h, int s, const char *file, long long def);
 /* Note a missing piece (for the warning list). */
 void imp_missing(struct imp_host *h, const char *what);
 
@@ -61,10 +69,15 @@ void imp_missing(struct imp_host *h, const char *what);
 
 /* Per-CPU interrupt rates, per second, between the first and the last
  * timestamped dump of interrupts.raw.txt: (last - first) / (t_last -
- * t_first), for the local timer (LOC) row and the sum of the numbered
- * (device) rows. */
+ * t_first), for the local timer (LOC) row, the sum of the numbered
+ * (device) rows and each IPI row. */
+#define IMP_NIPI 4
+/* The IPI rows read: RES (rescheduling), CAL (function call), TLB
+ * (shootdowns), IWI (IRQ work). */
+extern const char *const imp_ipi_rows[IMP_NIPI];
 struct imp_irq_rates {
     double *loc_hz, *device_hz;  /* [ncpus] */
+    double *ipi_hz[IMP_NIPI];    /* [ncpus] each, in imp_ipi_rows' order */
     double seconds;              /* t_last - t_first */
 };
 /* 0, or -1 (nothing allocated) without two timestamped dumps. */
@@ -93,5 +106,33 @@ struct imp_idle_counts {
 };
 /* 0, or -1 without both sys-cpuidle dumps. */
 int imp_idle_counts(const struct imp_host *h, struct imp_idle_counts *c);
+/* The workload's run time between the before and after dumps, s: info.yml's
+ * "duration:" (stats-collect's "2m"), else its "cmd: sleep N"; -1 when
+ * neither (*how: which one, or NULL). */
+double imp_snapshot_seconds(const struct imp_host *h, const char **how);
+
+
+/* import_cstates.c: the machine's hardware idle states from the host's own
+ * intel_idle table. */
+struct imp_host_state {
+    char name[HW_NAME_MAX];
+    char desc[64];
+    uint32_t mwait_hint;            /* from the desc, "MWAIT 0x60" */
+    long long latency_us, residency_us;
+};
+/* cpu0's states past POLL when the host ran intel_idle on a table of its
+ * own (every desc "MWAIT 0x.."), shallowest first; 0 otherwise (acpi_idle,
+ * the _ACPI fallback, no dump). */
+int imp_host_states(const struct imp_host *h, struct imp_host_state *st, int max);
+/* [cstate TYPE NAME] sections for core type type ('P', 'E', 'U'): the
+ * host's states with the nearest type nt's power, or nt's own states when
+ * the host has no table of its own. */
+void imp_write_cstates(FILE *f, const struct imp_host *h, char type, const struct hw_core_type *nt,
+                       const struct hw_machine *near);
+/* [pkgstate] sections: the nearest machine's whose core state the host
+ * has, exit latency the package part of the host's total. */
+void imp_write_pkgstates(FILE *f, const struct imp_host *h, const struct hw_machine *near);
+/* The header comment saying which physics is the host's and which borrowed. */
+void imp_write_borrowed_note(FILE *f, const struct imp_host *h, const struct hw_machine *near);
 
 #endif

@@ -35,23 +35,41 @@ static bool imp_irq_device_row(const char *line, const char **after)
     return true;
 }
 
-/* Add row (LOC or a device line) of one dump to sum, per CPU. */
-static void imp_irq_add(const char *line, int ncpus, double *loc, double *dev, double *row)
+const char *const imp_ipi_rows[IMP_NIPI] = { "RES", "CAL", "TLB", "IWI" };
+
+/* The per-CPU sums a dump's row adds to: LOC, the device lines, or one of
+ * the IPI rows; NULL for any other row. */
+static double *imp_irq_target(const char *line, double *loc, double *dev, double *const *ipi,
+                              const char **after)
 {
-    const char *p = strstr(line, "LOC:");
-    double *into = NULL;
-    if (p == line + strspn(line, " ")) {
-        p += 4;
-        into = loc;
-    } else if (imp_irq_device_row(line, &p)) {
-        into = dev;
+    const char *p = line + strspn(line, " ");
+    if (strncmp(p, "LOC:", 4) == 0) {
+        *after = p + 4;
+        return loc;
     }
+    for (int i = 0; i < IMP_NIPI; i++)
+        if (strncmp(p, imp_ipi_rows[i], 3) == 0 && p[3] == ':') {
+            *after = p + 4;
+            return ipi[i];
+        }
+    return imp_irq_device_row(line, after) ? dev : NULL;
+}
+
+/* Add row (LOC, a device line or an IPI row) of one dump to the sums, per CPU. */
+static void imp_irq_add(const char *line, int ncpus, double *loc, double *dev, double *const *ipi,
+                        double *row)
+{
+    const char *p;
+    double *into = imp_irq_target(line, loc, dev, ipi, &p);
     if (!into)
         return;
     int n = imp_irq_row(p, ncpus, row);
     for (int cpu = 0; cpu < n; cpu++)
         into[cpu] += row[cpu];
 }
+
+/* The sums a rate is taken from: LOC, devices, then the IPI rows. */
+#define IMP_IRQ_SUMS (2 + IMP_NIPI)
 
 int imp_irq_rates(const struct imp_host *h, struct imp_irq_rates *r)
 {
@@ -60,44 +78,46 @@ int imp_irq_rates(const struct imp_host *h, struct imp_irq_rates *r)
     if (!text)
         return -1;
     int n = h->ncpus;
-    double *cur_loc = xcalloc((size_t)n, sizeof *cur_loc), *cur_dev = xcalloc((size_t)n, sizeof *cur_dev);
+    double *cur[IMP_IRQ_SUMS], *rate[IMP_IRQ_SUMS];
+    for (int k = 0; k < IMP_IRQ_SUMS; k++)
+        cur[k] = xcalloc((size_t)n, sizeof *cur[k]);
     double *row = xcalloc((size_t)n, sizeof *row);
-    r->loc_hz = xcalloc((size_t)n, sizeof *r->loc_hz);
-    r->device_hz = xcalloc((size_t)n, sizeof *r->device_hz);
+    r->loc_hz = rate[0] = xcalloc((size_t)n, sizeof *r->loc_hz);
+    r->device_hz = rate[1] = xcalloc((size_t)n, sizeof *r->device_hz);
+    for (int i = 0; i < IMP_NIPI; i++)
+        r->ipi_hz[i] = rate[2 + i] = xcalloc((size_t)n, sizeof *r->ipi_hz[i]);
     double t0 = -1, t1 = -1;
     int dumps = 0;
     char *save = NULL;
-    /* Each dump's totals go to cur_*; the first dump's are kept in r's
+    /* Each dump's totals go to cur; the first dump's are kept in the rate
      * arrays (negated), the last one's added at the end. */
     for (char *line = strtok_r(text, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
         double ts;
         bool stamp = line && sscanf(line, "Timestamp: %lf", &ts) == 1;
         if (!line || stamp) {
             if (dumps == 1)
-                for (int cpu = 0; cpu < n; cpu++) {
-                    r->loc_hz[cpu] = -cur_loc[cpu];
-                    r->device_hz[cpu] = -cur_dev[cpu];
-                }
+                for (int k = 0; k < IMP_IRQ_SUMS; k++)
+                    for (int cpu = 0; cpu < n; cpu++)
+                        rate[k][cpu] = -cur[k][cpu];
             if (!line)
                 break;
-            memset(cur_loc, 0, (size_t)n * sizeof *cur_loc);
-            memset(cur_dev, 0, (size_t)n * sizeof *cur_dev);
+            for (int k = 0; k < IMP_IRQ_SUMS; k++)
+                memset(cur[k], 0, (size_t)n * sizeof *cur[k]);
             t0 = t0 < 0 ? ts : t0;
             t1 = ts;
             dumps++;
             continue;
         }
         if (dumps > 0)
-            imp_irq_add(line, n, cur_loc, cur_dev, row);
+            imp_irq_add(line, n, cur[0], cur[1], cur + 2, row);
     }
     r->seconds = t1 - t0;
     if (dumps >= 2 && r->seconds > 0)
-        for (int cpu = 0; cpu < n; cpu++) {
-            r->loc_hz[cpu] = (r->loc_hz[cpu] + cur_loc[cpu]) / r->seconds;
-            r->device_hz[cpu] = (r->device_hz[cpu] + cur_dev[cpu]) / r->seconds;
-        }
-    free(cur_loc);
-    free(cur_dev);
+        for (int k = 0; k < IMP_IRQ_SUMS; k++)
+            for (int cpu = 0; cpu < n; cpu++)
+                rate[k][cpu] = (rate[k][cpu] + cur[k][cpu]) / r->seconds;
+    for (int k = 0; k < IMP_IRQ_SUMS; k++)
+        free(cur[k]);
     free(row);
     free(text);
     if (dumps < 2 || r->seconds <= 0) {
@@ -111,6 +131,8 @@ void imp_irq_rates_free(struct imp_irq_rates *r)
 {
     free(r->loc_hz);
     free(r->device_hz);
+    for (int i = 0; i < IMP_NIPI; i++)
+        free(r->ipi_hz[i]);
     memset(r, 0, sizeof *r);
 }
 
@@ -208,4 +230,46 @@ int imp_idle_counts(const struct imp_host *h, struct imp_idle_counts *c)
     free(before);
     free(after);
     return rc;
+}
+
+/* "2m", "120s", "1m30s", "120": seconds, or -1. */
+static double imp_duration_s(const char *v)
+{
+    double total = 0;
+    bool any = false;
+    while (*v && *v != '\n') {
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || x < 0)
+            return -1;
+        double unit = *end == 'h' ? 3600 : *end == 'm' ? 60 : 1;
+        total += x * unit;
+        any = true;
+        v = end + (*end == 'h' || *end == 'm' || *end == 's');
+        v += strspn(v, " \t\r");
+    }
+    return any && total > 0 ? total : -1;
+}
+
+double imp_snapshot_seconds(const struct imp_host *h, const char **how)
+{
+    char *info = imp_file(h, NULL, "info.yml");
+    double s = -1;
+    *how = NULL;
+    for (char *line = info, *next; line && *line && s < 0; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (strncmp(line, "duration:", 9) == 0) {
+            s = imp_duration_s(line + 9 + strspn(line + 9, " "));
+            *how = "info.yml duration";
+        } else if (strncmp(line, "cmd: sleep ", 11) == 0) {
+            s = imp_duration_s(line + 11);
+            *how = "info.yml cmd";
+        }
+    }
+    free(info);
+    if (s < 0)
+        *how = NULL;
+    return s;
 }

@@ -285,3 +285,17 @@ void imp_host_free(struct imp_host *h)
     free(h->kv);
     free(h->cmdline);
 }
+
+char *imp_state_file(const struct imp_host *h, int s, const char *file)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
+    return imp_sysfs(h, path);
+}
+
+long long imp_state_ll(const struct imp_host *h, int s, const char *file, long long def)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cpuidle/state%d/%s", s, file);
+    return imp_sysfs_ll(h, path, def);
+}

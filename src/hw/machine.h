@@ -25,7 +25,7 @@
 #define HW_MAX_CORE_TYPES 4
 #define HW_MAX_TURBO_BINS 64  /* max turbo frequency by number of active cores */
 #define HW_MAX_CALIB 32
-#define HW_MAX_SMT 2           /* threads per core: the SMT model (co-run, sibling state) is for 2 */
+#define HW_MAX_SMT 8           /* threads per core (SMT2, SMT4, SMT8 parts; hw/cpu.h hw_siblings_factor) */
 #define HW_MAX_CPC 512         /* CPUs a [firmware] _CPC list may describe */
 #define HW_CPU_GROUPS_TEXT_MAX 1024 /* [machine] l2_groups, llc_groups: a line and its
                                     * continuation lines */

@@ -59,10 +59,13 @@ static void html_escape(FILE *out, const char *s)
     }
 }
 
-/* <td class="cls">text</td>, text escaped. */
+/* <td class="cls">text</td> (no class when cls is empty), text escaped. */
 static void html_td(FILE *out, const char *cls, const char *text)
 {
-    fprintf(out, "<td class=\"%s\">", cls);
+    if (*cls)
+        fprintf(out, "<td class=\"%s\">", cls);
+    else
+        fputs("<td>", out);
     html_escape(out, text);
     fputs("</td>", out);
 }
@@ -390,6 +393,43 @@ static void html_above_below(FILE *out, const struct rpt_results *r)
     fputs("</tbody></table></div></section>\n", out);
 }
 
+/* The scenario's [measured] values beside each variant's prediction and
+ * the gap, as the table format's block. */
+static void html_measured(FILE *out, const struct rpt_results *r)
+{
+    if (r->nmeasured == 0)
+        return;
+    fputs("<section id=\"measured\"><h2>Measured on the host beside pmlab</h2>\n"
+          "<div class=\"scroll\"><table id=\"measured-table\"><caption>the scenario's [measured] "
+          "values; gap = pmlab - measured</caption>\n<thead><tr><th class=\"l\">metric</th>"
+          "<th>measured</th>", out);
+    for (int v = 0; v < r->nvariants; v++) {
+        fputs("<th>", out);
+        html_escape(out, r->variants[v].name);
+        fputs("</th><th>gap</th><th>gap %</th>", out);
+    }
+    fputs("</tr></thead>\n<tbody>\n", out);
+    for (int i = 0; i < r->nmeasured; i++) {
+        const struct rpt_measured *mv = &r->measured[i];
+        fputs("<tr><th class=\"l\" scope=\"row\">", out);
+        html_escape(out, mv->metric);
+        fputs("</th>", out);
+        html_num(out, mv->value, 2);
+        for (int v = 0; v < r->nvariants; v++) {
+            double gap, gap_pct;
+            const struct rpt_metric *m = rpt_measured_gap(&r->variants[v], mv, &gap, &gap_pct);
+            char cell[64];
+            if (m)
+                rpt_cell_mean_ci(m, cell, sizeof cell);
+            html_td(out, m ? "" : "na", m ? cell : "not reported");
+            html_num(out, gap, 2);
+            html_num(out, gap_pct, 1);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table></div></section>\n", out);
+}
+
 /* Every variant's series named prefix* as one table (per_cpu: a row per
  * CPU; per_type.: a row per core type, labelled by it), means over the
  * replications; nothing when no variant has one. */
@@ -542,6 +582,7 @@ void rpt_write_html(FILE *out, const struct rpt_results *r, const struct explain
         html_series_view(out, r, "interval", "interval",
                          "turbostat --interval: each interval, ending at time_ms");
         html_above_below(out, r);
+        html_measured(out, r);
         html_plots(out, r, plots_dir, plots, nplots);
     }
     fputs("</body></html>\n", out);

@@ -123,6 +123,36 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     return o;
 }
 
+/* "measured": the scenario's [measured] values, each with every variant's
+ * prediction ({"metric", "measured", "predictions": [{"variant", "mean",
+ * "ci95", "gap", "gap_pct"}]}; mean and gap null when the variant reports
+ * no such metric). */
+static json_t *json_measured(const struct rpt_results *r)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < r->nmeasured; i++) {
+        const struct rpt_measured *mv = &r->measured[i];
+        json_t *preds = json_array();
+        for (int v = 0; v < r->nvariants; v++) {
+            double gap, gap_pct;
+            const struct rpt_metric *m = rpt_measured_gap(&r->variants[v], mv, &gap, &gap_pct);
+            json_t *p = json_object();
+            json_object_set_new(p, "variant", json_str(r->variants[v].name));
+            json_object_set_new(p, "mean", json_num(m ? m->mean : NAN));
+            json_object_set_new(p, "ci95", m ? json_interval(m->ci_lo, m->ci_hi) : json_null());
+            json_object_set_new(p, "gap", json_num(gap));
+            json_object_set_new(p, "gap_pct", json_num(gap_pct));
+            json_array_append_new(preds, p);
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "metric", json_str(mv->metric));
+        json_object_set_new(o, "measured", json_num(mv->value));
+        json_object_set_new(o, "predictions", preds);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 static void json_render(const struct rpt_results *r, FILE *out)
 {
     json_t *root = json_object();
@@ -158,6 +188,8 @@ static void json_render(const struct rpt_results *r, FILE *out)
     for (int i = 0; i < r->ncmp; i++)
         json_array_append_new(cmp, json_comparison(&r->cmp[i]));
     json_object_set_new(root, "comparisons", cmp);
+    if (r->nmeasured > 0)
+        json_object_set_new(root, "measured", json_measured(r));
     json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     fputc('\n', out);
     json_decref(root);

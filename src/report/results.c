@@ -418,8 +418,19 @@ void rpt_compare_all(struct rpt_results *r)
     }
 }
 
+const struct rpt_metric *rpt_measured_gap(const struct rpt_variant *v,
+                                          const struct rpt_measured *mv, double *gap,
+                                          double *gap_pct)
+{
+    const struct rpt_metric *m = rpt_variant_metric(v, mv->metric);
+    *gap = m ? m->mean - mv->value : NAN;
+    *gap_pct = m && mv->value != 0 ? 100.0 * *gap / fabs(mv->value) : NAN;
+    return m;
+}
+
 void rpt_results_free(struct rpt_results *r)
 {
+    free(r->measured);
     for (int v = 0; v < r->nvariants; v++) {
         struct rpt_variant *var = &r->variants[v];
         for (int i = 0; i < var->nmetrics; i++)

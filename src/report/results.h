@@ -125,6 +125,14 @@ struct rpt_comparison {
     const char *verdict;
 };
 
+/* One value of the scenario's [measured] section: what a real host measured
+ * under the name of the metric pmlab reports (docs/scenario-files.md). The
+ * reports set it beside each variant's prediction with the gap. */
+struct rpt_measured {
+    char metric[RPT_NAME_MAX];
+    double value;
+};
+
 struct rpt_results {
     char *scenario, *description, *machine, *machine_desc;
     uint64_t seed;
@@ -148,7 +156,17 @@ struct rpt_results {
     /* Thresholds of the verdicts (rpt_compare_all); all 0 (as memset leaves
      * them) judges on p alone. */
     struct rpt_min_effect min_effect;
+    struct rpt_measured *measured; /* [measured], in file order; NULL = none */
+    int nmeasured;
 };
+
+/* Variant v's prediction of the measured value mv: its metric of that name
+ * (NULL when v reports none; then *gap and *gap_pct are NaN), *gap = mean -
+ * measured in the metric's unit, *gap_pct = 100 gap / |measured| (NaN when
+ * the measured value is 0). */
+const struct rpt_metric *rpt_measured_gap(const struct rpt_variant *v,
+                                          const struct rpt_measured *mv, double *gap,
+                                          double *gap_pct);
 
 /* An open-loop variant whose mean served rate is below the mean offered rate
  * by more than this share is saturated. In a stable system the shortfall is

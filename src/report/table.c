@@ -528,6 +528,42 @@ static void table_series_view(const struct rpt_results *r, const char *prefix, c
     }
 }
 
+/* The scenario's [measured] values beside each variant's prediction: the
+ * host against pmlab, gap = pmlab - measured (in the metric's unit and in %
+ * of the measured value). */
+static void table_measured(const struct rpt_results *r, FILE *out)
+{
+    if (r->nmeasured == 0)
+        return;
+    fprintf(out, "\nmeasured on the host beside pmlab (scenario's [measured]; gap = pmlab - "
+                 "measured)\n%-22s %-7s %10s", "metric", "unit", "measured");
+    for (int v = 0; v < r->nvariants; v++)
+        fprintf(out, "  %-24s %10s %8s", r->variants[v].name, "gap", "gap %");
+    fputc('\n', out);
+    for (int i = 0; i < r->nmeasured; i++) {
+        const struct rpt_measured *mv = &r->measured[i];
+        const struct rpt_metric *m0 = rpt_variant_metric(&r->variants[0], mv->metric);
+        fprintf(out, "%-22s %-7s %10.*f", mv->metric, m0 ? m0->unit : "", table_prec(mv->value),
+                mv->value);
+        for (int v = 0; v < r->nvariants; v++) {
+            double gap, gap_pct;
+            const struct rpt_metric *m = rpt_measured_gap(&r->variants[v], mv, &gap, &gap_pct);
+            char cell[64];
+            if (!m) {
+                fprintf(out, "  %-24s %10s %8s", "not reported", "-", "-");
+                continue;
+            }
+            rpt_cell_mean_ci(m, cell, sizeof cell);
+            fprintf(out, "  %-24s %+10.*f", cell, table_prec(gap), gap);
+            if (isfinite(gap_pct))
+                fprintf(out, " %+7.1f%%", gap_pct);
+            else
+                fprintf(out, " %8s", "-");
+        }
+        fputc('\n', out);
+    }
+}
+
 static void table_render(const struct rpt_results *r, FILE *out)
 {
     table_header(r, out);
@@ -540,6 +576,7 @@ static void table_render(const struct rpt_results *r, FILE *out)
     table_series_view(r, "interval", "turbostat --interval: each interval of the window, ending "
                       "at time_ms (means over replications)", out);
     table_idle_states(r, out);
+    table_measured(r, out);
 }
 
 const struct rpt_format rpt_table_format = {

@@ -165,6 +165,20 @@ static void runner_combine(const struct pool *p, int v, int rep, struct rpt_metr
     }
 }
 
+/* The scenario's [measured] values, for the reports to set beside the
+ * predictions. */
+static void runner_gather_measured(const struct scenario *s, struct rpt_results *r)
+{
+    if (s->nmeasured == 0)
+        return;
+    r->measured = xcalloc((size_t)s->nmeasured, sizeof *r->measured);
+    r->nmeasured = s->nmeasured;
+    for (int i = 0; i < s->nmeasured; i++) {
+        snprintf(r->measured[i].metric, sizeof r->measured[i].metric, "%s", s->measured[i].metric);
+        r->measured[i].value = s->measured[i].value;
+    }
+}
+
 static void runner_gather(const struct pool *p, struct rpt_results *r)
 {
     const struct scenario *s = p->s;
@@ -200,6 +214,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     rpt_check_warmup(r);
     r->min_effect = s->min_effect;
     rpt_compare_all(r);
+    runner_gather_measured(s, r);
 }
 
 /* The first failed job in (variant, replication, load point) order, so the

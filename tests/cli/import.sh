@@ -99,10 +99,83 @@ H=tests/data/hosts
     # adl0 ran stock intel_idle (adl_l table): pmlab builds the same states.
     # rpl0 ran a patched kernel with a Raptor Lake table mainline lacks.
     ! grep -q 'note: state' "$T/e.adl0" || fail "adl0: states differ: $(cat "$T/e.adl0")"
-    grep -q 'note: state1 is C1E (2 us) on the host but C1_ACPI (1 us)' "$T/e.rpl0" ||
+    grep -q 'note: state1 is C1E (2/4 us) on the host but C1_ACPI (1/1 us)' "$T/e.rpl0" ||
         fail "rpl0: no state note: $(cat "$T/e.rpl0")"
     grep -q '^cpu_model = ALDERLAKE_L ' "$T/machines/adl0.ini" || fail "adl0: model"
+    # The hardware states are the host's own (POLL C1E C6 C8 C10 in sysfs):
+    # no C1 from adl-desktop, C10's exit the host's 230 us, split as
+    # adl-desktop's rule (core = 230 x 92/133 = 159, package the rest, 71).
+    M0="$T/machines/adl0.ini"
+    ! grep -q '^\[cstate [PE] C1\]' "$M0" || fail "adl0: a C1 the host lacks"
+    [ "$(grep -c '^\[cstate [PE] ' "$M0")" -eq 8 ] || fail "adl0: not C1E C6 C8 C10 per type"
+    for t in P E; do
+        sed -n "/^\[cstate $t C10\]/,/^\$/p" "$M0" | grep -qx 'exit_latency_us = 159' ||
+            fail "adl0: $t C10 core part"
+    done
+    sed -n '/^\[pkgstate PC10\]/,/^$/p' "$M0" | grep -qx 'exit_latency_us = 71' || fail "adl0: PC10 part"
+    grep -q "split as adl-desktop's rule" "$M0" || fail "adl0: split not said"
+    grep -q '^; borrowed from adl-desktop: every power figure' "$M0" || fail "adl0: borrowed not said"
+    # rpl0's table (patched kernel, intel_idle): the host's states and its
+    # C10 215 us, all of it core as rpl-h's (its package states add none).
+    ! grep -q '^\[cstate [PE] C1\]' "$T/machines/rpl0.ini" || fail "rpl0: a C1 the host lacks"
+    sed -n '/^\[cstate P C10\]/,/^$/p' "$T/machines/rpl0.ini" | grep -qx 'exit_latency_us = 215' ||
+        fail "rpl0: C10"
+    echo "ok - import: the host's idle states, none it lacks, C10 230 us split as adl-desktop's"
+    # Idle entries per CPU per second: all states' usage growth over the
+    # 120 s of info.yml (adl0: 82753 entries / 16 CPUs / 120 s), each state's share.
+    for kv in 'idle_entries_per_s = 43.10' 'usage_pct.POLL = 36.36' 'usage_pct.C1E = 17.24' \
+              'usage_pct.C6 = 2.85' 'usage_pct.C8 = 7.80' 'usage_pct.C10 = 35.75' 'cal_per_s = 0.25'; do
+        grep -qx "$kv" "$T/meas" || fail "adl0 [measured]: no '$kv' in: $(cat "$T/meas")"
+    done
+    grep -qx 'idle_entries_per_s = 28.84' "$T/scenarios/rpl0.ini" || fail "rpl0: idle_entries_per_s"
+    grep -qx 'usage_pct.C1E = 43.88' "$T/scenarios/rpl0.ini" || fail "rpl0: usage_pct.C1E"
+    echo "ok - import: idle entries per CPU per second and usage shares in [measured]"
+    # The run sets every [measured] value beside pmlab's: table, JSON, HTML.
+    "$P" run "$S0" --quick --quiet --report "$T/rep" >"$T/tab" 2>"$T/e" || fail "run adl0: $(cat "$T/e")"
+    grep -q '^measured on the host beside pmlab' "$T/tab" || fail "table: no measured block"
+    grep -Eq '^idle_entries_per_s +1/s +43\.10  [0-9.]+ ± [0-9.]+ \(2\) +-[0-9.]+ +-[0-9.]+%$' "$T/tab" ||
+        fail "table: idle_entries_per_s row: $(grep '^idle_entries_per_s' "$T/tab")"
+    grep -Eq '^cal_per_s +0\.2500  not reported' "$T/tab" || fail "table: a value pmlab lacks"
+    "$P" run "$S0" --quick --quiet --format json >"$T/j" 2>"$T/e" || fail "json: $(cat "$T/e")"
+    python3 - "$T/j" <<'PY' || fail "json: measured"
+import json, sys
+j = json.load(open(sys.argv[1]))
+m = {x["metric"]: x for x in j["measured"]}
+e = m["idle_entries_per_s"]
+assert e["measured"] == 43.10, e
+p = e["predictions"][0]
+assert p["variant"] == "host"
+mean = j["variants"][0]["metrics"]["idle_entries_per_s"]["mean"]
+assert abs(p["mean"] - mean) < 1e-12 and abs(p["gap"] - (mean - 43.10)) < 1e-9, p
+assert abs(p["gap_pct"] - 100 * (mean - 43.10) / 43.10) < 1e-9, p
+assert m["cal_per_s"]["predictions"][0]["mean"] is None
+PY
+    grep -q '<section id="measured">' "$T/rep/report.html" &&
+        grep -q '<th class="l" scope="row">usage_pct.C10</th><td>35.75</td>' "$T/rep/report.html" ||
+        fail "html: no measured section"
+    echo "ok - run: [measured] beside pmlab's prediction in table, JSON and HTML"
     grep -q '^l2_groups = 0-1 2-3 4-5 6-7 8-11 12-15$' "$T/machines/rpl0.ini" || fail "rpl0: l2 groups"
+    # SMT4 and SMT8 hosts: adl0's snapshot with its 16 CPUs renumbered as 4
+    # cores of 4 threads (adjacent) and 2 cores of 8 (split: core c is CPUs
+    # c, c+2, ...): the machine has the host's width, loads and runs.
+    for w in 4 8; do
+        mkdir "$T/smt$w"
+        cp "$H/adl0/"* "$T/smt$w/"
+        awk -v W=$w 'NR == 1 { print; next }
+             { c = W == 4 ? int($1 / 4) : $1 % 2
+               printf "%3d %7d %9d %7d %10d    P-core\n", $1, c, c, 0, 0 }' \
+            "$H/adl0/pepc_topology.after.raw.txt" >"$T/smt$w/pepc_topology.after.raw.txt"
+        "$P" import "$T/smt$w" -o "$T/machines/smt$w.ini" --scenario "$T/scenarios/smt$w.ini" \
+            2>"$T/e" || fail "smt$w: $(cat "$T/e")"
+        M="$T/machines/smt$w.ini"
+        grep -q "^threads_per_core = $w\$" "$M" || fail "smt$w: machine threads_per_core"
+        grep -q "^threads_per_core = $w  *; topology" "$M" || fail "smt$w: core type threads"
+        grep -q "^cores_per_package = $((16 / w)) " "$M" || fail "smt$w: cores"
+        "$P" run "$T/scenarios/smt$w.ini" --quick --quiet >/dev/null 2>"$T/e" || fail "smt$w run: $(cat "$T/e")"
+    done
+    grep -q '^cpu_numbering = adjacent' "$T/machines/smt4.ini" && grep -q '^cpu_numbering = split' "$T/machines/smt8.ini" ||
+        fail "smt: numbering"
+    echo "ok - import: SMT4 and SMT8 hosts keep their width, load and run"
     # A snapshot with files missing: warnings, exit 0; without pepc topology: exit 2.
     mkdir "$T/part"
     cp "$H/rpl0/pepc_topology.after.raw.txt" "$H/rpl0/proc_cpuinfo.after.raw.txt" "$T/part/"

@@ -126,9 +126,11 @@ void sched_task_finish_now(struct world *w, struct task *t)
 void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
 {
     hw_thread_set_mode(&w->hw, cpu, (enum hw_thread_mode)mode, cstate, w->q.now_ns);
-    int sib = hw_thread_sibling(&w->hw, cpu);
-    if (sib >= 0)
-        sched_retime(w, sib);
+    /* The siblings' speed depends on this thread's state (hw_siblings_factor). */
+    const struct hw_core *core = &w->machine->cores[w->machine->cpus[cpu].core];
+    for (int i = 0; i < core->nthreads; i++)
+        if (core->cpus[i] != cpu)
+            sched_retime(w, core->cpus[i]);
 }
 
 /* Queue t on cpu (its averages already say queued). */
@@ -174,8 +176,11 @@ static struct task *sched_dequeue(struct world *w, int cpu)
 
 bool sched_core_is_idle(const struct world *w, int cpu)
 {
-    int sib = hw_thread_sibling(&w->hw, cpu);
-    return sched_cpu_idle(w, cpu) && (sib < 0 || sched_cpu_idle(w, sib));
+    const struct hw_core *core = &w->machine->cores[w->machine->cpus[cpu].core];
+    for (int i = 0; i < core->nthreads; i++)
+        if (!sched_cpu_idle(w, core->cpus[i]))
+            return false;
+    return true;
 }
 
 /* select_fallback_rq: an allowed CPU of cpu's package, else any allowed. */

@@ -843,12 +843,39 @@ static void idle_collect_tick(const struct world *w, const struct rpt_cpu_scope 
                   entries ? 100.0 * (double)stopped / (double)entries : 0);
 }
 
+/* idle_entries_per_s: cpuidle entries (every state's usage growth) per CPU
+ * per second of sc's CPUs, and usage_pct.<state>: each state's share of
+ * them, as sysfs usage after minus before gives them on a host. */
+static void idle_collect_entries(const struct world *w, sim_time_t now_ns,
+                                 const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
+{
+    const struct idle_sys *is = &w->idle;
+    int n = w->machine->ncpus;
+    uint64_t usage[CPUIDLE_STATE_MAX] = { 0 }, all = 0;
+    for (int i = 0; i < is->drv.state_count; i++) {
+        for (int cpu = 0; cpu < n; cpu++)
+            if (rpt_scope_has(sc, cpu))
+                usage[i] += is->dev[cpu].states_usage[i].usage - is->cpu[cpu].base[i].usage;
+        all += usage[i];
+    }
+    double cpu_s = (double)(now_ns - is->measure_start_ns) / SIM_NS_PER_S * rpt_scope_ncpus(sc, n);
+    rpt_scope_put(out, sc, "idle_entries_per_s", "1/s", RPT_NEUTRAL,
+                  cpu_s > 0 ? (double)all / cpu_s : 0);
+    char key[RPT_NAME_MAX];
+    for (int i = 0; i < is->drv.state_count; i++) {
+        snprintf(key, sizeof key, "usage_pct.%s", is->drv.states[i].name);
+        rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
+                      all ? 100.0 * (double)usage[i] / (double)all : 0);
+    }
+}
+
 void idle_collect_metrics(struct world *w, sim_time_t now_ns, const struct rpt_cpu_scope *sc,
                           struct rpt_metric_set *out)
 {
     idle_collect_tick(w, sc, out);
     if (w->idle.mode == IDLE_MODE_CPUIDLE) {
         idle_collect_cpuidle(w, now_ns, sc, out);
+        idle_collect_entries(w, now_ns, sc, out);
         return;
     }
     /* No cpuidle states: what the hardware threads did. */
