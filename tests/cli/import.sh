@@ -133,7 +133,7 @@ H=tests/data/hosts
     # The run sets every [measured] value beside pmlab's: table, JSON, HTML.
     "$P" run "$S0" --quick --quiet --report "$T/rep" >"$T/tab" 2>"$T/e" || fail "run adl0: $(cat "$T/e")"
     grep -q '^measured on the host beside pmlab' "$T/tab" || fail "table: no measured block"
-    grep -Eq '^idle_entries_per_s +1/s +43\.10  [0-9.]+ ± [0-9.]+ \(2\) +-[0-9.]+ +-[0-9.]+%$' "$T/tab" ||
+    grep -Eq '^idle_entries_per_s +1/s +43\.10  [0-9.]+ ± [0-9.]+ \(2\) +[+-][0-9.]+ +[+-][0-9.]+%$' "$T/tab" ||
         fail "table: idle_entries_per_s row: $(grep '^idle_entries_per_s' "$T/tab")"
     grep -Eq '^cal_per_s +0\.2500  not reported' "$T/tab" || fail "table: a value pmlab lacks"
     "$P" run "$S0" --quick --quiet --format json >"$T/j" 2>"$T/e" || fail "json: $(cat "$T/e")"
