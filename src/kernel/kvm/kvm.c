@@ -524,6 +524,11 @@ static void kvm_guest_timer_program(struct world *w, struct kvm_vcpu *v)
 {
     sim_event_cancel(&w->q, &v->guest_timer_ev);
     sim_time_t when = kvm_guest_deadline_ns(w, v);
+    /* A deadline already past (an own timer that came due while its
+     * interrupt waited to be handled) fires at once, as a TSC deadline
+     * written in the past does. */
+    if (when < w->q.now_ns)
+        when = w->q.now_ns;
     if (when != SIM_TIME_MAX)
         sim_event_schedule(&w->q, &v->guest_timer_ev, when);
     if (v->sw_timer_cpu >= 0)
