@@ -713,6 +713,26 @@ static void test_guest_nohz_stops_tick_on_idle(void **state)
     gtfx_free(f);
 }
 
+static void test_guest_timer_past_deadline_fires_now(void **state)
+{
+    (void)state;
+    /* Own timers every 1 us (more than a [vm] section allows, to be sure):
+     * the next comes due while the vCPU is still on its way back from the
+     * last wake-up, before its handler re-arms the LAPIC. The handler's past
+     * deadline fires at once (as a TSC deadline written in the past does);
+     * it is never queued behind the clock (eventq_insert asserts it in the
+     * assertion builds). */
+    struct kvm_vm_config c = gt_config(true, 1000, 1e6);
+    struct gtfx *f = gtfx_new(&c);
+    for (sim_time_t t = US; t <= 2 * SIM_NS_PER_MS; t += US) {
+        world_run_until(&f->w, t);
+        const struct sim_event *ev = &f->v->guest_timer_ev;
+        assert_true(!sim_event_pending(ev) || ev->when_ns >= f->w.q.now_ns);
+    }
+    assert_true(f->v->guest_timer_irqs > 50);
+    gtfx_free(f);
+}
+
 static void test_guest_haltpoll_poll_keeps_tick(void **state)
 {
     (void)state;
@@ -837,6 +857,7 @@ int main(void)
         cmocka_unit_test(test_guest_own_timers_wake_nohz_guest),
         cmocka_unit_test(test_guest_nohz_stops_tick_on_idle),
         cmocka_unit_test(test_guest_haltpoll_poll_keeps_tick),
+        cmocka_unit_test(test_guest_timer_past_deadline_fires_now),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
