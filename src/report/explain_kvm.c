@@ -11,8 +11,13 @@ void explain_add_kvm(struct explain *x, const struct kvm_explain *e)
                    "halt_poll_ns_shrink %lld%s", (long long)p->halt_poll_ns, (long long)p->grow,
                 (long long)p->grow_start, (long long)p->shrink,
                 e->patch_nopoll ? "; patch kvm-powersave-nopoll: no polling on powersave CPUs" : "");
-    explain_add(x, "kvm: a polling core draws %g x its active power (poll_power_ratio, an "
-                   "estimate: no measured PAUSE-loop power is known)", e->poll_power_ratio);
+    /* No measured PAUSE-loop power is known for any part (FACTS-3.md §9). */
+    if (e->poll_power_ratio == 1.0)
+        explain_add(x, "kvm: a polling core draws its full active power (poll_power_ratio 1, "
+                       "the default: no PAUSE saving assumed; no measured figure is known)");
+    else
+        explain_add(x, "kvm: a polling core draws %g x its active power (poll_power_ratio, an "
+                       "estimate: no measured PAUSE-loop power is known)", e->poll_power_ratio);
 }
 
 void explain_add_vm(struct explain *x, const struct kvm_vm_config *c)
