@@ -20,6 +20,13 @@
  * (sched_task_finish_now) or wakes the blocked thread (kvm_vcpu_kick: host
  * wakeup with the host C-state's exit latency).
  *
+ * The guest's timers (FACTS-3.md §4): its tick at guest_hz, stopped by guest
+ * nohz idle when its idle path says so, and its own timers. While a vCPU
+ * halts, its LAPIC timer is an hrtimer on its host CPU (vcpu_block ->
+ * kvm_lapic_switch_to_sw_timer): the host governor's sleep length there
+ * includes it (idle_set_guest_timer), and its expiry kicks the vCPU
+ * (apic_timer_fn -> kvm_vcpu_kick), a halt wake-up like any other.
+ *
  * Host side kept: the per-vCPU window with the grow/shrink/grow_start rules,
  * clamping to the per-VM limit (KVM_CAP_HALT_POLL) or the module parameter,
  * adjusting only when polling is allowed, kvm_arch_no_poll (the poll-control
