@@ -204,10 +204,10 @@ static int kvm_cfg_us(const char *key, const char *value, double *out, char *msg
     return 0;
 }
 
-/* The guest timer keys. Returns 0 with *rc the key's result (0 or -1 with
- * msg) when key is one of them, else -1 (not a guest timer key). */
-static int kvm_cfg_guest_timer(struct kvm_vm_config *c, const char *key, const char *value,
-                               char *msg, size_t size, int64_t *rc)
+/* The guest timer keys: true when key is one of them, with *rc its result
+ * (0, or -1 with msg); false for any other key. */
+static bool kvm_cfg_guest_timer(struct kvm_vm_config *c, const char *key, const char *value,
+                                char *msg, size_t size, int *rc)
 {
     *rc = 0;
     if (strcmp(key, "guest_hz") == 0) {
@@ -242,9 +242,9 @@ static int kvm_cfg_guest_timer(struct kvm_vm_config *c, const char *key, const c
     } else if (strcmp(key, "guest_timer_irq_us") == 0) {
         *rc = kvm_cfg_us(key, value, &c->guest_timer_irq_us, msg, size);
     } else {
-        return -1;
+        return false;
     }
-    return 0;
+    return true;
 }
 
 int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *value, char *msg,
@@ -298,8 +298,9 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
         return kvm_cfg_us(key, value, &c->vmexit_us, msg, msgsize);
     if (strcmp(key, "block_wake_us") == 0)
         return kvm_cfg_us(key, value, &c->block_wake_us, msg, msgsize);
-    if (strncmp(key, "guest_", 6) == 0 && kvm_cfg_guest_timer(c, key, value, msg, msgsize, &v) == 0)
-        return (int)v;
+    int rc;
+    if (kvm_cfg_guest_timer(c, key, value, msg, msgsize, &rc))
+        return rc;
     snprintf(msg, msgsize,
              "unknown key '%s' in [vm] (vcpus, pin, iothread_affinity, overcommit, guest_cpuidle, "
              "poll_control, halt_poll_ns, guest_halt_poll_ns, guest_halt_poll_grow, guest_halt_poll_shrink, "
