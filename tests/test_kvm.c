@@ -608,6 +608,15 @@ static void gtfx_post(struct gtfx *f, double work_ns)
     kvm_vcpu_post(&f->w, f->v, &f->gw, kvm_vcpu_cpu(f->v));
 }
 
+/* Run in 1 us steps until the vCPU is in state st (at most 20 ms). */
+static void gtfx_run_to(struct gtfx *f, enum kvm_vcpu_state st)
+{
+    sim_time_t end_ns = f->w.q.now_ns + 20 * SIM_NS_PER_MS;
+    while (f->v->state != st && f->w.q.now_ns < end_ns)
+        world_run_until(&f->w, f->w.q.now_ns + US);
+    assert_int_equal(f->v->state, st);
+}
+
 static void gtfx_free(struct gtfx *f)
 {
     world_destroy(&f->w);
@@ -639,8 +648,7 @@ static void test_guest_timer_in_host_sleep_length(void **state)
                      next_tick);
     /* Running guest work, the timer is the hypervisor timer: no host hrtimer. */
     gtfx_post(f, 3000.0 * US);
-    while (f->v->state != KVM_VCPU_RUN)
-        world_run_until(&f->w, f->w.q.now_ns + US);
+    gtfx_run_to(f, KVM_VCPU_RUN);
     assert_int_equal(f->v->sw_timer_cpu, -1);
     assert_int_equal(f->w.idle.cpu[GT_CPU].guest_timer_ns, SIM_TIME_MAX);
     gtfx_free(f);
@@ -697,8 +705,7 @@ static void test_guest_nohz_stops_tick_on_idle(void **state)
     world_run_until(&f->w, 1000 * US);
     assert_false(f->v->guest_tick_running);
     gtfx_post(f, 10000.0 * US);
-    while (f->v->state != KVM_VCPU_RUN)
-        world_run_until(&f->w, f->w.q.now_ns + US);
+    gtfx_run_to(f, KVM_VCPU_RUN);
     assert_true(f->v->guest_tick_running);
     assert_true(sim_event_pending(&f->v->guest_timer_ev));
     while (f->v->state == KVM_VCPU_RUN || f->v->state == KVM_VCPU_WAKING ||
@@ -744,8 +751,7 @@ static void test_guest_haltpoll_poll_keeps_tick(void **state)
     world_run_until(&f->w, 1000 * US);
     f->v->guest_poll_limit_ns = 200 * US; /* as if it had grown there */
     gtfx_post(f, 10.0 * US);
-    while (f->v->state != KVM_VCPU_GUEST_POLL)
-        world_run_until(&f->w, f->w.q.now_ns + US);
+    gtfx_run_to(f, KVM_VCPU_GUEST_POLL);
     assert_true(f->v->guest_tick_running);
     gtfx_free(f);
 }
