@@ -43,6 +43,9 @@ enum world_stream {
     WORLD_STREAM_TIMERS,      /* system: housekeeping timers (sched/idle.c) */
     WORLD_STREAM_BACKGROUND,  /* workload: its background tasks' periods and phases */
     WORLD_STREAM_DEVICE_IRQ,  /* workload: device interrupt gaps (idle_set_irq_rates) */
+    WORLD_STREAM_GUEST_TIMERS, /* VMs: the guests' own timers (kvm.c), common to
+                                * every variant: a host kernel change does not
+                                * alter the guest's timers */
     WORLD_STREAM_KERNEL_WORK, /* system: the wake-up chains background interrupts
                                * start (kernel/irq/wakeup_chain.c) */
     WORLD_NSTREAMS,

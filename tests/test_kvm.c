@@ -206,6 +206,9 @@ static struct vmfx *vmfx_new_host(const char *kernel, bool patch, enum kvm_guest
     struct kvm_vm_config c;
     kvm_vm_config_init(&c, "g", 1);
     c.guest_idle = gi;
+    /* No guest timers of its own: these tests pin the window rules on the
+     * gaps vm_tick makes (the guest-timer tests have their own fixture). */
+    c.guest_timer_hz = 0;
     c.npin = 1;
     c.pin[0] = 2;
     kvm_create_vms(&f->w, &c, 1);
@@ -546,6 +549,217 @@ static void test_guest_poll_keeps_cpu(void **state)
     fx_free(y.f);
 }
 
+
+/* ---- the guest's timers ---- */
+
+#define GT_CPU 2
+
+/* adl-desktop, kernel 6.0, host C-states up to C1E, one vCPU pinned to
+ * GT_CPU whose [vm] keys are c's (VM halt_poll_ns limit 2 ms unless set), no
+ * host housekeeping timers on GT_CPU (so its sleep length is the guest's
+ * alone) and no guest work but what a test posts. */
+struct gtfx {
+    struct hw_machine *m;
+    struct kparams kp;
+    struct world w;
+    struct kvm_vcpu *v;
+    struct kvm_guest_work gw;
+};
+
+static void gt_work_done(struct world *w, struct kvm_guest_work *gw)
+{
+    (void)w;
+    (void)gw;
+}
+
+static struct gtfx *gtfx_new(const struct kvm_vm_config *c)
+{
+    struct gtfx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load("machines/adl-desktop.ini", &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    kparams_init(&f->kp);
+    assert_int_equal(kversion_parse("6.0", &f->kp.kernel), 0);
+    assert_int_equal(kparams_set_cmdline(&f->kp, "intel_idle.max_cstate", "2", "t", 1, &d), 0);
+    struct world_key key = { .seed = 7 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    idle_set_irq_rates(&f->w, GT_CPU, 0, 0);
+    struct kvm_vm_config cc = *c;
+    cc.npin = 1;
+    cc.pin[0] = GT_CPU;
+    kvm_create_vms(&f->w, &cc, 1);
+    f->v = kvm_get_vcpu(&f->w, 0, 0);
+    return f;
+}
+
+/* A [vm] config with the guest timer keys given. */
+static struct kvm_vm_config gt_config(bool nohz, int hz, double own_hz)
+{
+    struct kvm_vm_config c;
+    kvm_vm_config_init(&c, "g", 1);
+    c.guest_nohz = nohz;
+    c.guest_hz = hz;
+    c.guest_timer_hz = own_hz;
+    c.guest_timer_pattern = KVM_GUEST_TIMER_PERIODIC;
+    c.halt_poll_ns = 2 * SIM_NS_PER_MS;
+    return c;
+}
+
+static void gtfx_post(struct gtfx *f, double work_ns)
+{
+    f->gw = (struct kvm_guest_work){ .work_ns = work_ns, .fn = gt_work_done };
+    kvm_vcpu_post(&f->w, f->v, &f->gw, kvm_vcpu_cpu(f->v));
+}
+
+/* Run in 1 us steps until the vCPU is in state st (at most 20 ms). */
+static void gtfx_run_to(struct gtfx *f, enum kvm_vcpu_state st)
+{
+    sim_time_t end_ns = f->w.q.now_ns + 20 * SIM_NS_PER_MS;
+    while (f->v->state != st && f->w.q.now_ns < end_ns)
+        world_run_until(&f->w, f->w.q.now_ns + US);
+    assert_int_equal(f->v->state, st);
+}
+
+static void gtfx_free(struct gtfx *f)
+{
+    world_destroy(&f->w);
+    kparams_destroy(&f->kp);
+    hw_machine_free(f->m);
+    free(f);
+}
+
+static void test_guest_timer_in_host_sleep_length(void **state)
+{
+    (void)state;
+    /* A guest ticking at 1000 Hz (no nohz): while its vCPU is blocked, the
+     * next tick is an hrtimer on the vCPU's CPU and the host governor's
+     * sleep length there ends at it (arch/x86/kvm/x86.c vcpu_block ->
+     * kvm_lapic_switch_to_sw_timer). Without it the CPU has no timer. */
+    struct kvm_vm_config c = gt_config(false, 1000, 0);
+    struct gtfx *f = gtfx_new(&c);
+    world_run_until(&f->w, 2500 * US);
+    while (f->v->state != KVM_VCPU_BLOCKED || !f->w.idle.cpu[GT_CPU].in_idle)
+        world_run_until(&f->w, f->w.q.now_ns + US);
+    sim_time_t now = f->w.q.now_ns;
+    sim_time_t next_tick = (now / SIM_NS_PER_MS + 1) * SIM_NS_PER_MS;
+    assert_int_equal(f->v->sw_timer_cpu, GT_CPU);
+    assert_int_equal(f->w.idle.cpu[GT_CPU].guest_timer_ns, next_tick);
+    /* The governor was told a sleep length ending at the guest's tick. */
+    assert_true(f->w.idle.dev[GT_CPU].next_timer_ns > 0);
+    assert_true(f->w.idle.dev[GT_CPU].next_timer_ns <= SIM_NS_PER_MS);
+    assert_int_equal(f->w.idle.cpu[GT_CPU].entered_ns + f->w.idle.dev[GT_CPU].next_timer_ns,
+                     next_tick);
+    /* Running guest work, the timer is the hypervisor timer: no host hrtimer. */
+    gtfx_post(f, 3000.0 * US);
+    gtfx_run_to(f, KVM_VCPU_RUN);
+    assert_int_equal(f->v->sw_timer_cpu, -1);
+    assert_int_equal(f->w.idle.cpu[GT_CPU].guest_timer_ns, SIM_TIME_MAX);
+    gtfx_free(f);
+}
+
+static void test_guest_timer_wakes_vcpu_into_poll_window(void **state)
+{
+    (void)state;
+    /* Nothing but the guest's 1 ms tick wakes the vCPU: each expiry kicks
+     * it (apic_timer_fn -> kvm_vcpu_kick), the guest runs its timer
+     * interrupt and halts again. Each halt (~1 ms, under the VM's 2 ms
+     * limit) grows the window until it covers the next tick, and then the
+     * polls succeed (kvm_vcpu_halt). */
+    struct kvm_vm_config c = gt_config(false, 1000, 0);
+    struct gtfx *f = gtfx_new(&c);
+    world_run_until(&f->w, 40 * SIM_NS_PER_MS);
+    assert_true(f->v->guest_timer_wakeups >= 38);
+    assert_true(f->v->guest_timer_wakeups <= 41);
+    assert_true(f->v->halts >= 38);
+    assert_true(f->v->halt_poll_ns >= SIM_NS_PER_MS);
+    assert_true(f->v->halt_successful_poll >= 20);
+    /* Guest nohz and an idle guest: the tick is stopped and nothing wakes it. */
+    struct kvm_vm_config c2 = gt_config(true, 1000, 0);
+    struct gtfx *g = gtfx_new(&c2);
+    world_run_until(&g->w, 40 * SIM_NS_PER_MS);
+    assert_int_equal(g->v->guest_timer_wakeups, 0);
+    assert_int_equal(g->v->halt_poll_ns, 0);
+    gtfx_free(g);
+    gtfx_free(f);
+}
+
+static void test_guest_own_timers_wake_nohz_guest(void **state)
+{
+    (void)state;
+    /* A nohz guest's own timers (500/s, periodic) still expire while its
+     * tick is stopped: each is a host hrtimer while halted and a wake-up. */
+    struct kvm_vm_config c = gt_config(true, 1000, 500);
+    struct gtfx *f = gtfx_new(&c);
+    world_run_until(&f->w, 40 * SIM_NS_PER_MS);
+    assert_true(f->v->guest_timer_wakeups >= 19);
+    assert_true(f->v->guest_timer_wakeups <= 20);
+    assert_false(f->v->guest_tick_running);
+    gtfx_free(f);
+}
+
+static void test_guest_nohz_stops_tick_on_idle(void **state)
+{
+    (void)state;
+    /* nohz guest: busy, its tick runs (tick_nohz_idle_exit); at the HLT
+     * default_idle stops it (cpuidle_idle_call: tick_nohz_idle_stop_tick),
+     * and the host CPU sees no guest timer. */
+    struct kvm_vm_config c = gt_config(true, 1000, 0);
+    struct gtfx *f = gtfx_new(&c);
+    world_run_until(&f->w, 1000 * US);
+    assert_false(f->v->guest_tick_running);
+    gtfx_post(f, 10000.0 * US);
+    gtfx_run_to(f, KVM_VCPU_RUN);
+    assert_true(f->v->guest_tick_running);
+    assert_true(sim_event_pending(&f->v->guest_timer_ev));
+    while (f->v->state == KVM_VCPU_RUN || f->v->state == KVM_VCPU_WAKING ||
+           f->v->head != NULL)
+        world_run_until(&f->w, f->w.q.now_ns + US);
+    assert_false(f->v->guest_tick_running);
+    assert_false(sim_event_pending(&f->v->guest_timer_ev));
+    assert_int_equal(f->w.idle.cpu[GT_CPU].guest_timer_ns, SIM_TIME_MAX);
+    /* The busy period (10 ms of reference-core work) saw ticks: interrupts in the guest, no wake-ups. */
+    assert_true(f->v->guest_timer_irqs >= 2);
+    assert_int_equal(f->v->guest_timer_wakeups, 0);
+    gtfx_free(f);
+}
+
+static void test_guest_timer_past_deadline_fires_now(void **state)
+{
+    (void)state;
+    /* Own timers every 1 us (more than a [vm] section allows, to be sure):
+     * the next comes due while the vCPU is still on its way back from the
+     * last wake-up, before its handler re-arms the LAPIC. The handler's past
+     * deadline fires at once (as a TSC deadline written in the past does);
+     * it is never queued behind the clock (eventq_insert asserts it in the
+     * assertion builds). */
+    struct kvm_vm_config c = gt_config(true, 1000, 1e6);
+    struct gtfx *f = gtfx_new(&c);
+    for (sim_time_t t = US; t <= 2 * SIM_NS_PER_MS; t += US) {
+        world_run_until(&f->w, t);
+        const struct sim_event *ev = &f->v->guest_timer_ev;
+        assert_true(!sim_event_pending(ev) || ev->when_ns >= f->w.q.now_ns);
+    }
+    assert_true(f->v->guest_timer_irqs > 50);
+    gtfx_free(f);
+}
+
+static void test_guest_haltpoll_poll_keeps_tick(void **state)
+{
+    (void)state;
+    /* The guest haltpoll governor clears stop_tick when it polls
+     * (haltpoll_select): the tick runs on through the guest's poll. */
+    struct kvm_vm_config c = gt_config(true, 1000, 0);
+    c.guest_idle = KVM_GUEST_IDLE_HALTPOLL;
+    struct gtfx *f = gtfx_new(&c);
+    world_run_until(&f->w, 1000 * US);
+    f->v->guest_poll_limit_ns = 200 * US; /* as if it had grown there */
+    gtfx_post(f, 10.0 * US);
+    gtfx_run_to(f, KVM_VCPU_GUEST_POLL);
+    assert_true(f->v->guest_tick_running);
+    gtfx_free(f);
+}
+
 /* ---- [vm] sections ---- */
 
 static struct scenario *load_text(const char *text, struct diag *d, char *path, size_t size)
@@ -588,6 +802,12 @@ static void test_bad_vm_sections(void **state)
     expect_error("[vm g]\npin = 0-x\n", 7, "not a CPU list");
     expect_error("[vm g]\n[vm g]\n", 7, "duplicate vm 'g'");
     expect_error("[vm]\n", 6, "[vm] needs a name");
+    expect_error("[vm g]\nguest_hz = 200\n", 7, "guest_hz: expected 100, 250, 300 or 1000");
+    expect_error("[vm g]\nguest_nohz = maybe\n", 7, "guest_nohz: expected yes or no");
+    expect_error("[vm g]\nguest_timer_hz = -1\n", 7, "guest_timer_hz: expected timers per second");
+    expect_error("[vm g]\nguest_timer_hz = nan\n", 7, "guest_timer_hz: expected timers per second");
+    expect_error("[vm g]\nguest_timer_pattern = bursty\n", 7, "is not one of: poisson periodic");
+    expect_error("[vm g]\nguest_timer_irq_us = x\n", 7, "guest_timer_irq_us: expected microseconds");
 }
 
 static void test_good_vm_section(void **state)
@@ -598,7 +818,9 @@ static void test_good_vm_section(void **state)
     struct scenario *s = load_text(
         "[scenario]\nmachine = adl-desktop\n[workload]\ntype = fio\n[variant a]\n"
         "[vm big]\nvcpus = 4\npin = 0,0,2,2\novercommit = yes\nguest_cpuidle = haltpoll\n"
-        "halt_poll_ns = 50000\nguest_halt_poll_ns = 400000\n",
+        "halt_poll_ns = 50000\nguest_halt_poll_ns = 400000\n"
+        "guest_hz = 250\nguest_nohz = no\nguest_timer_hz = 20.5\nguest_timer_pattern = periodic\n"
+        "guest_timer_irq_us = 3\n",
         &d, path, sizeof path);
     if (!s)
         fail_msg("%s", d.msg);
@@ -610,6 +832,11 @@ static void test_good_vm_section(void **state)
     assert_int_equal(s->vms[0].guest_idle, KVM_GUEST_IDLE_HALTPOLL);
     assert_int_equal(s->vms[0].halt_poll_ns, 50000);
     assert_int_equal(s->vms[0].guest_halt_poll_ns, 400000);
+    assert_int_equal(s->vms[0].guest_hz, 250);
+    assert_false(s->vms[0].guest_nohz);
+    assert_true(s->vms[0].guest_timer_hz == 20.5);
+    assert_int_equal(s->vms[0].guest_timer_pattern, KVM_GUEST_TIMER_PERIODIC);
+    assert_true(s->vms[0].guest_timer_irq_us == 3.0);
     scenario_free(s);
 }
 
@@ -635,6 +862,12 @@ int main(void)
         cmocka_unit_test(test_bad_vm_sections),
         cmocka_unit_test(test_good_vm_section),
         cmocka_unit_test(test_world_poll_per_cpu),
+        cmocka_unit_test(test_guest_timer_in_host_sleep_length),
+        cmocka_unit_test(test_guest_timer_wakes_vcpu_into_poll_window),
+        cmocka_unit_test(test_guest_own_timers_wake_nohz_guest),
+        cmocka_unit_test(test_guest_nohz_stops_tick_on_idle),
+        cmocka_unit_test(test_guest_haltpoll_poll_keeps_tick),
+        cmocka_unit_test(test_guest_timer_past_deadline_fires_now),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

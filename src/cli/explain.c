@@ -44,9 +44,8 @@ static void explain_cpufreq_section(const struct hw_machine *m, const struct kpa
 static void explain_kvm_section(const struct hw_machine *m, const struct kparams *kp,
                                 struct explain *x)
 {
-    (void)m;
     struct kvm_explain e;
-    kvm_explain(kp, &e);
+    kvm_explain(m, kp, &e);
     explain_add_kvm(x, &e);
 }
 
@@ -162,6 +161,17 @@ static void explain_report(const struct scenario *s, FILE *out)
     free(list);
 }
 
+/* [vm NAME]: each guest's timers (kernel/kvm/kvm.h). */
+static void explain_vms(const struct scenario *s, FILE *out)
+{
+    struct explain x = { 0 };
+    for (int i = 0; i < s->nvms; i++)
+        explain_add_vm(&x, &s->vms[i]);
+    for (int i = 0; i < x.n; i++)
+        fprintf(out, "%s\n", x.line[i]);
+    explain_free(&x);
+}
+
 static int explain_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -206,6 +216,7 @@ static int explain_main(int argc, char **argv)
     printf("scenario %s (%s)\n", s->name, s->path);
     explain_machine(s->machine, stdout);
     explain_report(s, stdout);
+    explain_vms(s, stdout);
     struct explain base = { 0 };
     cli_explain_collect(s, 0, &base);
     for (int v = 0; v < s->nvariants; v++) {

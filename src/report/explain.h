@@ -30,6 +30,9 @@ struct kversion;
 void explain_add_idle(struct explain *x, const struct idle_explain *e);
 void explain_add_cpufreq(struct explain *x, const struct cpufreq_explain *e);
 void explain_add_kvm(struct explain *x, const struct kvm_explain *e);
+struct kvm_vm_config;
+/* The guest timers of a [vm NAME] section (one line). */
+void explain_add_vm(struct explain *x, const struct kvm_vm_config *c);
 void explain_add_itmt(struct explain *x, const struct itmt_explain *e);
 /* The sched domains of t (built for kernel k). */
 void explain_add_topology(struct explain *x, const struct sched_topology *t,

@@ -17,6 +17,7 @@
 
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/idle.h"
 #include "util/strutil.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
@@ -26,6 +27,30 @@
 
 /* Bit 0 of MSR_KVM_POLL_CONTROL: 1 (the reset value) lets the host poll. */
 #define KVM_POLL_CONTROL_ENABLE 1u
+
+/* Guest timer defaults (docs/vms.md "The guest's timers"):
+ * - guest_hz 1000: CONFIG_HZ_1000 of the Fedora, RHEL and Ubuntu (24.04 on)
+ *   generic kernels; an estimate of the guest's distribution, which seed 004
+ *   does not name.
+ * - guest_nohz yes: every one of those configs has NO_HZ_IDLE or NO_HZ_FULL.
+ * - guest_timer_hz 8.5 per vCPU: estimate. A guest is a Linux kernel with
+ *   its daemons; taken at the timer-interrupt rate an idle Linux host showed
+ *   (data/hosts/adl0: /proc/interrupts LOC grew ~8.5 per CPU per second over
+ *   115 s, an input of that snapshot, the same figure sched/idle.c's
+ *   housekeeping default uses). Not fitted to any seed-004 output.
+ * - guest_timer_irq_us 2: estimate. The guest's local-timer interrupt
+ *   (hrtimer_interrupt, the tick's or the timer's callback, the deadline
+ *   re-armed: a WRMSR that exits with the hypervisor timer, or not) on a
+ *   reference core; the order of the host's own ~1.5 us timer-interrupt cost
+ *   (machine wake_irq_ns) plus the MSR write; not measured in a guest. */
+#define KVM_GUEST_HZ_DEFAULT 1000
+#define KVM_GUEST_TIMER_HZ_DEFAULT 8.5
+#define KVM_GUEST_TIMER_IRQ_US_DEFAULT 2.0
+
+double kvm_guest_timer_hz_default(void)
+{
+    return KVM_GUEST_TIMER_HZ_DEFAULT;
+}
 
 /* ---- module parameters and the window rules ---- */
 
@@ -109,6 +134,11 @@ void kvm_vm_config_init(struct kvm_vm_config *c, const char *name, int line)
     c->guest_halt_poll_allow_shrink = true;
     c->vmexit_us = 1.0;
     c->block_wake_us = 3.0;
+    c->guest_hz = KVM_GUEST_HZ_DEFAULT;
+    c->guest_nohz = true;
+    c->guest_timer_hz = KVM_GUEST_TIMER_HZ_DEFAULT;
+    c->guest_timer_pattern = KVM_GUEST_TIMER_POISSON;
+    c->guest_timer_irq_us = KVM_GUEST_TIMER_IRQ_US_DEFAULT;
 }
 
 /* "0-3,8,10-11" into c->pin. */
@@ -174,6 +204,49 @@ static int kvm_cfg_us(const char *key, const char *value, double *out, char *msg
     return 0;
 }
 
+/* The guest timer keys: true when key is one of them, with *rc its result
+ * (0, or -1 with msg); false for any other key. */
+static bool kvm_cfg_guest_timer(struct kvm_vm_config *c, const char *key, const char *value,
+                                char *msg, size_t size, int *rc)
+{
+    *rc = 0;
+    if (strcmp(key, "guest_hz") == 0) {
+        int64_t hz;
+        /* The CONFIG_HZ choices of kernel/Kconfig.hz. */
+        if (str_to_i64(value, &hz) != 0 || (hz != 100 && hz != 250 && hz != 300 && hz != 1000)) {
+            snprintf(msg, size, "guest_hz: expected 100, 250, 300 or 1000 (the guest's "
+                     "CONFIG_HZ), got '%s'", value);
+            *rc = -1;
+        } else
+            c->guest_hz = (int)hz;
+    } else if (strcmp(key, "guest_nohz") == 0) {
+        *rc = kvm_cfg_bool(key, value, &c->guest_nohz, msg, size);
+    } else if (strcmp(key, "guest_timer_hz") == 0) {
+        double hz;
+        if (str_to_double(value, &hz) != 0 || !(hz >= 0 && hz <= 1e5)) {
+            snprintf(msg, size, "guest_timer_hz: expected timers per second in [0, 1e5], "
+                     "got '%s'", value);
+            *rc = -1;
+        } else
+            c->guest_timer_hz = hz;
+    } else if (strcmp(key, "guest_timer_pattern") == 0) {
+        if (strcmp(value, "poisson") == 0)
+            c->guest_timer_pattern = KVM_GUEST_TIMER_POISSON;
+        else if (strcmp(value, "periodic") == 0)
+            c->guest_timer_pattern = KVM_GUEST_TIMER_PERIODIC;
+        else {
+            snprintf(msg, size, "guest_timer_pattern: '%s' is not one of: poisson periodic",
+                     value);
+            *rc = -1;
+        }
+    } else if (strcmp(key, "guest_timer_irq_us") == 0) {
+        *rc = kvm_cfg_us(key, value, &c->guest_timer_irq_us, msg, size);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *value, char *msg,
                       size_t msgsize)
 {
@@ -225,10 +298,14 @@ int kvm_vm_config_set(struct kvm_vm_config *c, const char *key, const char *valu
         return kvm_cfg_us(key, value, &c->vmexit_us, msg, msgsize);
     if (strcmp(key, "block_wake_us") == 0)
         return kvm_cfg_us(key, value, &c->block_wake_us, msg, msgsize);
+    int rc;
+    if (kvm_cfg_guest_timer(c, key, value, msg, msgsize, &rc))
+        return rc;
     snprintf(msg, msgsize,
              "unknown key '%s' in [vm] (vcpus, pin, iothread_affinity, overcommit, guest_cpuidle, "
              "poll_control, halt_poll_ns, guest_halt_poll_ns, guest_halt_poll_grow, guest_halt_poll_shrink, "
-             "guest_halt_poll_grow_start, guest_halt_poll_allow_shrink, vmexit_us, block_wake_us)",
+             "guest_halt_poll_grow_start, guest_halt_poll_allow_shrink, vmexit_us, block_wake_us, "
+             "guest_hz, guest_nohz, guest_timer_hz, guest_timer_pattern, guest_timer_irq_us)",
              key);
     return -1;
 }
@@ -264,6 +341,12 @@ int kvm_vm_config_check(const struct kvm_vm_config *c, const struct hw_machine *
 static void kvm_vcpu_task_done(struct world *w, struct task *t);
 static void kvm_vcpu_rq_grew(struct world *w, struct task *t);
 static void kvm_vcpu_kick(struct world *w, struct kvm_vcpu *v, int waker_cpu);
+static void kvm_lapic_switch_to_sw_timer(struct world *w, struct kvm_vcpu *v);
+static void kvm_lapic_switch_to_hv_timer(struct world *w, struct kvm_vcpu *v);
+static void kvm_guest_timer_fired(struct sim_event *ev, void *arg);
+static void kvm_guest_timer_irq_done(struct world *w, struct kvm_guest_work *gw);
+static void kvm_guest_own_timer_arm(struct world *w, struct kvm_vcpu *v, bool first);
+static void kvm_guest_timer_program(struct world *w, struct kvm_vcpu *v);
 
 /* The CPU QEMU's main thread runs on when it creates a VM's threads: the
  * boot CPU; where its launcher ran is not modelled. */
@@ -278,6 +361,8 @@ static void kvm_vcpu_started(struct world *w, struct task *t)
     v->starting = false;
     if (v->head)
         kvm_vcpu_kick(w, v, kvm_vcpu_cpu(v));
+    else
+        kvm_lapic_switch_to_sw_timer(w, v); /* blocked in the halted guest */
 }
 static void kvm_poll_end(struct sim_event *ev, void *arg);
 
@@ -352,6 +437,16 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             v->msr_poll_control = KVM_POLL_CONTROL_ENABLE;
             if (cfg[i].guest_idle == KVM_GUEST_IDLE_HALTPOLL && cfg[i].poll_control)
                 v->msr_poll_control = 0;
+            /* The guest's timers: an idle guest with nohz has its tick
+             * stopped; its own timers run from the start. */
+            sim_event_init(&v->guest_timer_ev, kvm_guest_timer_fired);
+            v->sw_timer_cpu = -1;
+            v->guest_tick_running = !cfg[i].guest_nohz;
+            v->timer_irq = (struct kvm_guest_work){
+                .work_ns = cfg[i].guest_timer_irq_us * 1000.0, .fn = kvm_guest_timer_irq_done,
+            };
+            kvm_guest_own_timer_arm(w, v, true);
+            kvm_guest_timer_program(w, v);
             task_fork(w, &v->task, 0, KVM_QEMU_CPU);
         }
     }
@@ -367,6 +462,172 @@ struct kvm_vcpu *kvm_get_vcpu(struct world *w, int vm, int i)
 int kvm_vcpu_cpu(const struct kvm_vcpu *v)
 {
     return v->task.cpu >= 0 ? v->task.cpu : v->task.prev_cpu;
+}
+
+/* ---- the guest's timers and their host side ---- */
+
+/* The guest's next tick after now: its jiffy boundaries at 1 / guest_hz
+ * (every vCPU's tick on the same boundaries: sched_skew_tick is off by
+ * default). */
+static sim_time_t kvm_guest_next_tick_ns(const struct kvm_vcpu *v, sim_time_t now_ns)
+{
+    sim_time_t period = SIM_NS_PER_S / v->kvm->cfg.guest_hz;
+    return (now_ns / period + 1) * period;
+}
+
+/* The next of the guest's own timers (guest_timer_hz; none at 0). first:
+ * the stream starts (a periodic one at a random phase). */
+static void kvm_guest_own_timer_arm(struct world *w, struct kvm_vcpu *v, bool first)
+{
+    const struct kvm_vm_config *c = &v->kvm->cfg;
+    v->guest_own_timer_ns = SIM_TIME_MAX;
+    if (c->guest_timer_hz <= 0)
+        return;
+    struct sim_rng *rng = &w->rng[WORLD_STREAM_GUEST_TIMERS];
+    double mean_ns = (double)SIM_NS_PER_S / c->guest_timer_hz;
+    double gap_ns = c->guest_timer_pattern == KVM_GUEST_TIMER_POISSON
+                        ? sim_rng_exp(rng, mean_ns)
+                        : (first ? sim_rng_uniform(rng) * mean_ns : mean_ns);
+    v->guest_own_timer_ns = w->q.now_ns + 1 + (sim_time_t)gap_ns;
+}
+
+/* The guest's LAPIC deadline: its next clock event, the earlier of the next
+ * tick (while the tick runs) and its next own timer; SIM_TIME_MAX none. */
+static sim_time_t kvm_guest_deadline_ns(const struct world *w, const struct kvm_vcpu *v)
+{
+    sim_time_t next = v->guest_own_timer_ns;
+    if (v->guest_tick_running) {
+        sim_time_t tick = kvm_guest_next_tick_ns(v, w->q.now_ns);
+        if (tick < next)
+            next = tick;
+    }
+    return next;
+}
+
+/* The host CPU's view of the guest timers queued on it as hrtimers: the
+ * earliest of its halted vCPUs' (several VMs' vCPUs may share a CPU). */
+static void kvm_host_guest_timers_update(struct world *w, int cpu)
+{
+    sim_time_t next = SIM_TIME_MAX;
+    for (int i = 0; i < w->kvm.nvms; i++)
+        for (int j = 0; j < w->kvm.vms[i].cfg.nvcpus; j++) {
+            const struct kvm_vcpu *v = &w->kvm.vms[i].vcpus[j];
+            if (v->sw_timer_cpu == cpu && sim_event_pending(&v->guest_timer_ev) &&
+                v->guest_timer_ev.when_ns < next)
+                next = v->guest_timer_ev.when_ns;
+        }
+    idle_set_guest_timer(w, cpu, next);
+}
+
+/* The guest (re)programs its LAPIC timer: the tick started or stopped, or
+ * its handler re-armed the next event. */
+static void kvm_guest_timer_program(struct world *w, struct kvm_vcpu *v)
+{
+    sim_event_cancel(&w->q, &v->guest_timer_ev);
+    sim_time_t when = kvm_guest_deadline_ns(w, v);
+    /* A deadline already past (an own timer that came due while its
+     * interrupt waited to be handled) fires at once, as a TSC deadline
+     * written in the past does. */
+    if (when < w->q.now_ns)
+        when = w->q.now_ns;
+    if (when != SIM_TIME_MAX)
+        sim_event_schedule(&w->q, &v->guest_timer_ev, when);
+    if (v->sw_timer_cpu >= 0)
+        kvm_host_guest_timers_update(w, v->sw_timer_cpu);
+}
+
+/* vcpu_block: before polling or blocking, the guest's timer moves from the
+ * hypervisor timer (which runs only in guest mode) to an hrtimer on the host
+ * CPU running the vCPU thread (arch/x86/kvm/x86.c vcpu_block,
+ * lapic.c kvm_lapic_switch_to_sw_timer; FACTS-3.md §4). */
+static void kvm_lapic_switch_to_sw_timer(struct world *w, struct kvm_vcpu *v)
+{
+    v->sw_timer_cpu = kvm_vcpu_cpu(v);
+    kvm_host_guest_timers_update(w, v->sw_timer_cpu);
+}
+
+/* After the halt, back to the hypervisor timer: no host hrtimer. */
+static void kvm_lapic_switch_to_hv_timer(struct world *w, struct kvm_vcpu *v)
+{
+    int cpu = v->sw_timer_cpu;
+    if (cpu < 0)
+        return;
+    v->sw_timer_cpu = -1;
+    kvm_host_guest_timers_update(w, cpu);
+}
+
+/* The guest's timer expires. Halted, it is the host hrtimer: apic_timer_fn
+ * -> apic_timer_expired -> kvm_vcpu_kick, a wake-up of the vCPU from the
+ * CPU the hrtimer is on (it ends a halt poll at its next check, or wakes
+ * the blocked thread); the guest then runs its timer interrupt (timer_irq,
+ * one pending interrupt however many timers expired), which re-arms the
+ * next event, and halts again. Running (or on its way back from a halt),
+ * the interrupt is taken in the guest at once: pmlab does not split a
+ * segment, so the handler's time is charged to the vCPU's next piece of
+ * work and the next event is armed now. In the guest haltpoll POLL state
+ * the handler runs inside poll_idle's loop, which goes on (it checks only
+ * need_resched): the vCPU stays in the poll, the handler's time not
+ * separated from the polling. */
+static void kvm_guest_timer_fired(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct kvm_vcpu *v = container_of(ev, struct kvm_vcpu, guest_timer_ev);
+    if (v->guest_own_timer_ns <= w->q.now_ns)
+        kvm_guest_own_timer_arm(w, v, false);
+    v->guest_timer_irqs++;
+    int cpu = v->sw_timer_cpu;
+    if (cpu >= 0)
+        kvm_host_guest_timers_update(w, cpu); /* the hrtimer left the host's queue */
+    switch (v->state) {
+    case KVM_VCPU_HALT_POLL:
+    case KVM_VCPU_BLOCKED:
+        if (v->timer_irq_queued)
+            return;
+        v->timer_irq_queued = true;
+        v->guest_timer_wakeups++;
+        kvm_vcpu_post(w, v, &v->timer_irq, cpu >= 0 ? cpu : kvm_vcpu_cpu(v));
+        return;
+    case KVM_VCPU_RUN:
+    case KVM_VCPU_WAKING:
+        v->pending_overhead_ns += v->timer_irq.work_ns;
+        break;
+    case KVM_VCPU_GUEST_POLL:
+        break;
+    }
+    if (!v->timer_irq_queued) /* else its handler, still to run, re-arms */
+        kvm_guest_timer_program(w, v);
+}
+
+/* The guest's timer interrupt handler ran: it programmed the next event. */
+static void kvm_guest_timer_irq_done(struct world *w, struct kvm_guest_work *gw)
+{
+    struct kvm_vcpu *v = container_of(gw, struct kvm_vcpu, timer_irq);
+    v->timer_irq_queued = false;
+    kvm_guest_timer_program(w, v);
+}
+
+/* The guest's idle path decides about its tick: default_idle (no cpuidle
+ * driver) calls tick_nohz_idle_stop_tick every time (kernel/sched/idle.c
+ * cpuidle_idle_call); the haltpoll governor leaves stop_tick set when it
+ * halts and clears it when it polls (haltpoll_select). A stopped tick stays
+ * stopped until the guest runs a task again; without nohz it never stops. */
+static void kvm_guest_tick_idle(struct world *w, struct kvm_vcpu *v, bool stop_tick)
+{
+    if (!v->kvm->cfg.guest_nohz || !stop_tick || !v->guest_tick_running)
+        return;
+    v->guest_tick_running = false;
+    kvm_guest_timer_program(w, v);
+}
+
+/* The guest leaves idle for work other than its timer interrupt (a device
+ * interrupt that wakes a task): tick_nohz_idle_exit restarts the tick. A
+ * timer interrupt alone does not (tick_nohz_irq_exit keeps it stopped). */
+static void kvm_guest_tick_busy(struct world *w, struct kvm_vcpu *v)
+{
+    if (v->guest_tick_running)
+        return;
+    v->guest_tick_running = true;
+    kvm_guest_timer_program(w, v);
 }
 
 /* A polling segment of window_ns: spins in C0 (task->polling). The segment
@@ -411,6 +672,7 @@ static void kvm_vcpu_halt(struct world *w, struct kvm_vcpu *v)
     int64_t max_ns = kvm_vcpu_max_halt_poll_ns(w, v);
     v->halts++;
     v->halt_start_ns = w->q.now_ns;
+    kvm_lapic_switch_to_sw_timer(w, v);
     v->pending_overhead_ns += v->kvm->cfg.vmexit_us * 1000.0;
     if (v->halt_poll_ns > max_ns)
         v->halt_poll_ns = max_ns;
@@ -436,6 +698,7 @@ static void kvm_vcpu_halt(struct world *w, struct kvm_vcpu *v)
 static void kvm_vcpu_halt_end(struct world *w, struct kvm_vcpu *v)
 {
     sim_time_t halt_ns = w->q.now_ns - v->halt_start_ns;
+    kvm_lapic_switch_to_hv_timer(w, v);
     if (v->halt_poll_allowed)
         v->halt_poll_ns = kvm_halt_poll_adjust(&w->kvm.params, kvm_vcpu_max_halt_poll_ns(w, v),
                                                v->halt_poll_ns, halt_ns);
@@ -457,6 +720,7 @@ static void kvm_guest_idle(struct world *w, struct kvm_vcpu *v)
     }
     if (v->kvm->cfg.guest_idle == KVM_GUEST_IDLE_HALTPOLL && v->guest_poll_limit_ns > 0 &&
         !(v->guest_last_was_poll && v->guest_poll_time_limit)) {
+        kvm_guest_tick_idle(w, v, false);
         v->state = KVM_VCPU_GUEST_POLL;
         v->guest_last_was_poll = true;
         v->guest_poll_time_limit = false;
@@ -464,6 +728,7 @@ static void kvm_guest_idle(struct world *w, struct kvm_vcpu *v)
         return;
     }
     v->guest_last_was_poll = false;
+    kvm_guest_tick_idle(w, v, true);
     kvm_vcpu_halt(w, v);
 }
 
@@ -485,6 +750,8 @@ static void kvm_vcpu_run_next(struct world *w, struct kvm_vcpu *v)
     if (!v->head)
         v->tail = NULL;
     gw->next = NULL;
+    if (gw != &v->timer_irq)
+        kvm_guest_tick_busy(w, v);
     v->curr = gw;
     v->state = KVM_VCPU_RUN;
     v->task.polling = false;
@@ -601,6 +868,7 @@ void kvm_measure_reset(struct world *w)
             struct kvm_vcpu *v = &k->vms[i].vcpus[j];
             v->guest_idle_ns = v->guest_halted_ns = 0;
             v->halts = v->halt_attempted_poll = v->halt_successful_poll = v->halt_wakeups = 0;
+            v->guest_timer_irqs = v->guest_timer_wakeups = 0;
             v->halt_poll_ns_total = 0;
         }
     }

@@ -20,6 +20,13 @@
  * (sched_task_finish_now) or wakes the blocked thread (kvm_vcpu_kick: host
  * wakeup with the host C-state's exit latency).
  *
+ * The guest's timers (FACTS-3.md §4): its tick at guest_hz, stopped by guest
+ * nohz idle when its idle path says so, and its own timers. While a vCPU
+ * halts, its LAPIC timer is an hrtimer on its host CPU (vcpu_block ->
+ * kvm_lapic_switch_to_sw_timer): the host governor's sleep length there
+ * includes it (idle_set_guest_timer), and its expiry kicks the vCPU
+ * (apic_timer_fn -> kvm_vcpu_kick), a halt wake-up like any other.
+ *
  * Host side kept: the per-vCPU window with the grow/shrink/grow_start rules,
  * clamping to the per-VM limit (KVM_CAP_HALT_POLL) or the module parameter,
  * adjusting only when polling is allowed, kvm_arch_no_poll (the poll-control
@@ -55,6 +62,12 @@ struct world;
 
 /* ---- configuration (a scenario's [vm NAME] section) ---- */
 
+/* How the guest's own timers (not its tick) fall, per vCPU. */
+enum kvm_guest_timer_pattern {
+    KVM_GUEST_TIMER_POISSON,  /* exponential gaps of mean 1 / guest_timer_hz */
+    KVM_GUEST_TIMER_PERIODIC, /* every 1 / guest_timer_hz, random phase per vCPU */
+};
+
 enum kvm_guest_idle {
     KVM_GUEST_IDLE_HALT,      /* default_idle: HLT on every idle period */
     KVM_GUEST_IDLE_HALTPOLL,  /* cpuidle-haltpoll driver + haltpoll governor */
@@ -81,6 +94,15 @@ struct kvm_vm_config {
     /* Software path costs, reference-core work (estimates, see docs/vms.md). */
     double vmexit_us;               /* HLT exit to KVM and re-entry */
     double block_wake_us;           /* vCPU thread schedule out, wakeup, vcpu_load */
+    /* The guest's timers (FACTS-3.md §4): its tick at guest_hz (CONFIG_HZ of
+     * the guest kernel), stopped on an idle vCPU by nohz idle when the
+     * guest's idle path says so, and its own hrtimers and timer-wheel timers
+     * at guest_timer_hz per vCPU (estimates, see kvm.c and docs/vms.md). */
+    int guest_hz;                   /* 100, 250, 300 or 1000 */
+    bool guest_nohz;                /* CONFIG_NO_HZ_IDLE (and not nohz=off) in the guest */
+    double guest_timer_hz;          /* guest timers per vCPU per second, besides the tick */
+    enum kvm_guest_timer_pattern guest_timer_pattern;
+    double guest_timer_irq_us;      /* guest local-timer interrupt handler, reference-core us */
 };
 
 /* Defaults for a VM named name with one vCPU. */
@@ -125,8 +147,11 @@ bool kvm_arch_no_poll_decide(uint64_t msr_poll_control, bool patch_nopoll, bool 
 struct kvm_explain {
     struct kvm_halt_poll_params halt_poll; /* as /sys/module/kvm/parameters reads */
     bool patch_nopoll;                      /* patch kvm-powersave-nopoll applied */
+    double poll_power_ratio;                /* machine [calibration]: an estimate */
 };
-void kvm_explain(const struct kparams *kp, struct kvm_explain *e);
+void kvm_explain(const struct hw_machine *m, const struct kparams *kp, struct kvm_explain *e);
+/* The default own-timer rate of a guest vCPU, per second (an estimate, see kvm.c). */
+double kvm_guest_timer_hz_default(void);
 
 /* Guest haltpoll governor per vCPU (drivers/cpuidle/governors/haltpoll.c). */
 struct haltpoll_params {
@@ -178,12 +203,24 @@ struct kvm_vcpu {
     bool halt_poll_allowed;         /* decided at the HLT */
     double pending_overhead_ns;     /* exit/entry costs charged to the next run */
     uint64_t msr_poll_control;      /* MSR_KVM_POLL_CONTROL as the guest wrote it */
+    /* The guest's LAPIC timer (TSC deadline): the earlier of its next tick
+     * (while the guest tick runs) and its next own timer. While the vCPU
+     * halts it is a host hrtimer on sw_timer_cpu (kvm_lapic_switch_to_sw_timer
+     * in vcpu_block), which the host governor's sleep length includes. */
+    struct sim_event guest_timer_ev;
+    sim_time_t guest_own_timer_ns;  /* next own timer, SIM_TIME_MAX none */
+    bool guest_tick_running;        /* the guest's tick is not stopped */
+    int sw_timer_cpu;               /* host CPU holding the timer as an hrtimer, -1 none */
+    struct kvm_guest_work timer_irq; /* the guest's timer interrupt handler */
+    bool timer_irq_queued;          /* timer_irq is posted and not yet run */
     /* guest haltpoll governor */
     int64_t guest_poll_limit_ns;
     bool guest_last_was_poll, guest_poll_time_limit;
     /* statistics since the measurement start */
     sim_time_t guest_idle_ns, guest_halted_ns;
     uint64_t halts, halt_attempted_poll, halt_successful_poll, halt_wakeups;
+    uint64_t guest_timer_irqs;      /* guest timer interrupts (tick and own timers) */
+    uint64_t guest_timer_wakeups;   /* of those, the ones that ended a halt */
     sim_time_t halt_poll_ns_total;
 };
 

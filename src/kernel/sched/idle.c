@@ -241,6 +241,7 @@ void idle_init(struct world *w)
         is->cpu[cpu].timer_mean_ns = (double)IDLE_BG_TIMER_MEAN_NS;
         is->cpu[cpu].state = -1;
         is->cpu[cpu].wl_timer_ns = SIM_TIME_MAX;
+        is->cpu[cpu].guest_timer_ns = SIM_TIME_MAX;
         idle_timer_arm(w, cpu);
         idle_defer_start(w, cpu);
     }
@@ -389,10 +390,13 @@ static void idle_fill_timers(struct world *w, int cpu)
     const struct idle_cpu *ic = &is->cpu[cpu];
     /* A CPU without housekeeping timers (a rate of 0) has none queued. */
     sim_time_t hk_ns = sim_event_pending(&ic->timer_ev) ? ic->timer_ev.when_ns : SIM_TIME_MAX;
+    sim_time_t next_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns;
+    if (ic->guest_timer_ns < next_ns)
+        next_ns = ic->guest_timer_ns; /* a halted vCPU's LAPIC timer, an hrtimer here */
     struct tick_sched_view v = {
         .now_ns = w->q.now_ns,
         .tick_period_ns = is->tick_period_ns,
-        .next_timer_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns,
+        .next_timer_ns = next_ns,
         .can_stop_tick = is->nohz,
         .tick_stopped = is->cpu[cpu].tick_stopped,
     };
@@ -573,6 +577,11 @@ void idle_exit_end(struct world *w, int cpu)
 void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns)
 {
     w->idle.cpu[cpu].wl_timer_ns = when_ns;
+}
+
+void idle_set_guest_timer(struct world *w, int cpu, sim_time_t when_ns)
+{
+    w->idle.cpu[cpu].guest_timer_ns = when_ns;
 }
 
 void idle_task_runs(struct world *w, int cpu)

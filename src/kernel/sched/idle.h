@@ -76,6 +76,9 @@ struct idle_cpu {
     double device_mean_ns;      /* mean gap of the device interrupts, ns (0: none) */
     sim_time_t wl_timer_ns;     /* earliest workload hrtimer armed on this CPU
                                  * (idle_set_wl_timer), SIM_TIME_MAX none */
+    sim_time_t guest_timer_ns;  /* earliest guest LAPIC timer queued here as an
+                                 * hrtimer while its vCPU halts
+                                 * (idle_set_guest_timer), SIM_TIME_MAX none */
     /* Metric accumulators since the measurement start. */
     uint64_t nr_entries;        /* idle entries (governor selections) */
     uint64_t nr_tick_stopped;   /* of those, entries that left the tick stopped */
@@ -169,6 +172,12 @@ void idle_exit_end(struct world *w, int cpu);
  * are the kernel's, so the governor sees the timer in its sleep length
  * (tick_nohz_get_sleep_length) like any other; the workload fires it. */
 void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns);
+/* KVM queued (or removed) guest LAPIC timers on cpu as hrtimers: when_ns is
+ * the earliest (SIM_TIME_MAX: none). A halted vCPU's timer is a host hrtimer
+ * on the CPU that runs its thread (arch/x86/kvm/x86.c vcpu_block ->
+ * kvm_lapic_switch_to_sw_timer), so the governor's sleep length sees it;
+ * KVM fires it (apic_timer_fn -> kvm_vcpu_kick), not idle.c. */
+void idle_set_guest_timer(struct world *w, int cpu, sim_time_t when_ns);
 /* Set cpu's background interrupt rates, per second, from now on: its
  * housekeeping timers (mean gap 1 / timer_hz; a negative timer_hz keeps the
  * default, IDLE_BG_TIMER_MEAN_NS in idle.c) and its device interrupts
