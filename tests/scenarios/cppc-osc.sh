@@ -7,7 +7,7 @@
 # both must beat the unpatched 6.9 kernel clearly on single-core (pmlab's
 # prediction; the full run gives about +70 % since issue 11's fork placement,
 # +31 % before, when the workload drew each kernel's CPU at random) and stay
-# within +-5 % of it on multi-core. The mechanism: with ITMT every
+# within +-5 % of it on multi-core. The mechanism: with ITMT (nearly) every
 # single-thread kernel ends on a P-core (asym packing pulls it within an idle
 # P-CPU's MC balance interval); without, the fork slow path puts it on an
 # E-core (an E-module has more idle CPUs than a P-pair) and, capacities being
@@ -35,7 +35,12 @@ for v in osc-ignore hwp-itmt; do
     within "$s" 10 80 || fail "$v single_score delta $s % outside [+10, +80] %"
     [ "$(field "$T/all.csv" $v single_score 15)" = better ] || fail "$v single_score not better"
     within "$m" -5 5 || fail "$v multi_score delta $m % outside [-5, +5] %"
-    [ "$(field "$T/all.csv" $v single_pcore_pct 7)" = 100 ] || fail "$v: single kernels off P-cores"
+    # ITMT keeps single kernels on P-cores; a few may end on an idle E-core
+    # that pulled one while a background thread ran on its P-core's SMT
+    # sibling (asym_active_balance: the source core is not idle, so its
+    # priority does not hold the task; quick: 98 %).
+    pc=$(field "$T/all.csv" $v single_pcore_pct 7)
+    within "$pc" 95 100 || fail "$v: $pc % of single kernels on P-cores"
 done
 # The unpatched kernel warns about nothing; the parameter without the patch
 # is ignored with the kernel's message and the run goes on.

@@ -249,12 +249,58 @@ static void sched_kick(struct world *w, int cpu)
     sched_idle_wakeup(w, cpu, IDLE_WAKE_IPI);
 }
 
+static void sched_start(struct world *w, int cpu, struct task *t);
+
+/* Whether a woken short thread may preempt cpu's running task now: one
+ * runs its work (not its done(), not the wake-up path), does not spin
+ * (a halt-polling loop sees the new task itself: rq_grew) and is not such
+ * a thread itself. */
+static bool sched_can_preempt(const struct world *w, int cpu)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    const struct task *curr = c->curr;
+    return curr && !c->waking && !c->in_done && !c->in_wake_kernel && !curr->polling &&
+           !curr->preempt_on_wake && sim_event_pending(&curr->done_ev);
+}
+
+/* wakeup_preempt_fair for a short thread woken onto a busy CPU (see
+ * task.preempt_on_wake): the running task is put back at the head of the
+ * queue, its work so far banked, and t runs at once; when t sleeps the
+ * preempted task resumes. */
+static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct task *p = c->curr;
+    sim_time_t now = w->q.now_ns;
+    p->work_ns -= (double)(now - p->seg_start_ns) * p->speed;
+    if (p->work_ns < 0)
+        p->work_ns = 0;
+    sim_event_cancel(&w->q, &p->done_ev);
+    p->sum_exec_ns += now - p->exec_start_ns;
+    p->exec_start_ns = now;
+    sched_set_curr(w, cpu, NULL);
+    task_avg_sync(w, p, TASK_AVG_QUEUED);
+    p->next = c->head;
+    c->head = p;
+    if (!c->tail)
+        c->tail = p;
+    c->nr_queued++;
+    w->sched.nr_running[cpu]++;
+    w->sched.nr_preemptions++;
+    task_avg_move(w, t, cpu);
+    sched_start(w, cpu, t);
+}
+
 /* Queue t (its averages say queued) on cpu and wake cpu if it idles; a CPU
  * already leaving its idle state (for a tick or timer) runs t when it is
  * out, as the kernel's idle loop finds need_resched set. */
 static void sched_activate(struct world *w, struct task *t, int cpu)
 {
     bool was_idle = sched_cpu_idle(w, cpu) && !w->sched.cpu[cpu].waking;
+    if (!was_idle && t->preempt_on_wake && sched_can_preempt(w, cpu)) {
+        sched_preempt_curr(w, cpu, t);
+        return;
+    }
     sched_enqueue(w, cpu, t);
     if (was_idle)
         sched_kick(w, cpu);

@@ -19,7 +19,8 @@
  *  - FIFO run order on each CPU, run to completion of a work segment; the
  *    running task is told when another is queued behind it (rq_grew), as a
  *    busy-wait loop reading single_task_running() would see;
- * What is dropped: time slices and preemption (EEVDF), priorities, NUMA
+ * What is dropped: time slices and preemption (EEVDF) except for short
+ * threads that ask for it (task.preempt_on_wake), priorities, NUMA
  * balancing (balance.c says what of the balancer is dropped), WF_SYNC
  * wakeups, EAS, and the cost
  * of a context switch on a busy CPU (a CPU woken from idle pays its wake-up
@@ -58,6 +59,12 @@ struct task {
     task_rq_grew_fn rq_grew;    /* NULL: nothing to do (task_init) */
     bool polling;               /* the segment spins (KVM halt polling): the CPU
                                  * is in C0 as POLL, not running work */
+    /* A short thread that preempts the running task when woken onto a busy
+     * CPU (kernel/sched/fair.c wakeup_preempt_fair: under CFS a task that
+     * slept long wakes with a vruntime leading by more than wakeup_gran;
+     * under EEVDF it runs within the current task's slice, taken here as at
+     * once). pmlab has no general preemption: only tasks that set this. */
+    bool preempt_on_wake;
     int cpu;                    /* CPU it is queued or running on, -1 if asleep */
     int prev_cpu;               /* task_cpu(): last CPU it ran on, or was forked on */
     int recent_used_cpu;        /* p->recent_used_cpu (select_idle_sibling) */
@@ -169,6 +176,7 @@ struct sched {
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
+    uint64_t nr_preemptions;    /* running tasks preempted by a preempt_on_wake wake-up */
     uint64_t nr_migrations;     /* tasks that changed CPU after running (se.nr_migrations) */
     uint64_t measure_migrations; /* nr_migrations at the window's start (stats.c) */
     sim_time_t measure_start_ns;
