@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hw/cpu.h"
+#include "hw/device.h"
 #include "hw/machine.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/kvm/kvm.h"
@@ -42,6 +43,7 @@ enum world_stream {
     WORLD_STREAM_TIMERS,      /* system: housekeeping timers (sched/idle.c) */
     WORLD_STREAM_BACKGROUND,  /* workload: its background tasks' periods and phases */
     WORLD_STREAM_DEVICE_IRQ,  /* workload: device interrupt gaps (idle_set_irq_rates) */
+    WORLD_STREAM_PLATFORM_DEVICE, /* workload: [device] interrupt gaps (world_devices.c) */
     WORLD_NSTREAMS,
 };
 
@@ -60,6 +62,7 @@ struct world {
     struct cpufreq_sys cpufreq; /* frequency policies */
     struct sched sched;       /* runqueues, tasks, idle entry */
     struct kvm_sys kvm;       /* VMs and KVM halt polling (none until kvm_create_vms) */
+    struct hw_devices devices; /* [device] sections (none until world_devices_create) */
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;

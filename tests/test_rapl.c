@@ -175,7 +175,7 @@ static void test_recovers(void **state)
 #define PKG_LIMIT_MACHINE "tests/data/machines/pkg-limit.ini"
 
 /* tests/data/machines/pkg-limit.ini's hardware with every thread idle in C6
- * (index 1) at time 1 us: the package in PC6. */
+ * at time 1 us: the package in PC6. */
 static struct hw_machine *pkg_idle(struct hw_state *hw)
 {
     struct diag d = { 0 };
@@ -184,7 +184,7 @@ static struct hw_machine *pkg_idle(struct hw_state *hw)
         fail_msg("%s", d.msg);
     hw_state_init(hw, m);
     for (int cpu = 0; cpu < m->ncpus; cpu++)
-        hw_thread_set_mode(hw, cpu, HW_THREAD_IDLE, 1, 1000);
+        hw_thread_set_mode(hw, cpu, HW_THREAD_IDLE, hw_cstate_index(&m->types[0], "C6"), 1000);
     return m;
 }
 
@@ -219,7 +219,8 @@ static void test_exit_power(void **state)
     (void)state;
     struct hw_state hw;
     struct hw_machine *m = pkg_idle(&hw);
-    hw_thread_set_mode(&hw, 0, HW_THREAD_WAKE, 1, 2000);
+    int c6 = hw_cstate_index(&m->types[0], "C6");
+    hw_thread_set_mode(&hw, 0, HW_THREAD_WAKE, c6, 2000);
     assert_int_equal(hw.pkg[0].pkgstate, -1);
     assert_float_equal(hw.pkg[0].power_mw, 200 + 0.5 * (1000 - 200), 1e-9);
     assert_float_equal(hw.core[0].power_mw, 5 + 0.5 * (500 - 5), 1e-9);
@@ -228,10 +229,10 @@ static void test_exit_power(void **state)
     assert_float_equal(hw.core[0].power_mw, hw_core_active_power_mw(&m->types[0], 2000), 1e-9);
     /* Back to idle and out again, now from PC3 under a limit: PC3's power
      * is where the exit starts. */
-    hw_thread_set_mode(&hw, 0, HW_THREAD_IDLE, 1, 4000);
+    hw_thread_set_mode(&hw, 0, HW_THREAD_IDLE, c6, 4000);
     hw_pkg_set_depth_limit(&hw, 0, 1, 4000);
     assert_int_equal(hw.pkg[0].pkgstate, 1);
-    hw_thread_set_mode(&hw, 1, HW_THREAD_WAKE, 1, 5000);
+    hw_thread_set_mode(&hw, 1, HW_THREAD_WAKE, c6, 5000);
     assert_float_equal(hw.pkg[0].power_mw, 400 + 0.5 * (1000 - 400), 1e-9);
     hw_state_destroy(&hw);
     hw_machine_free(m);
