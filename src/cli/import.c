@@ -590,6 +590,44 @@ static void import_cpu_list(FILE *f, const char *key, const double *v, int n)
     fprintf(f, "\n");
 }
 
+/* The share of a CPU's device interrupts that a [device] section
+ * (import_devices) generates itself, taken out of device_hz so that the
+ * two add up to what the host counted. */
+static void import_devices_adjust(const struct imp_host *h, double *device_hz)
+{
+    struct imp_irq_line x;
+    if (imp_usb_console_xhci(h, &x) == 0)
+        device_hz[x.cpu] = device_hz[x.cpu] > x.cpu_hz ? device_hz[x.cpu] - x.cpu_hz : 0;
+}
+
+/* [device] sections from the host's inputs. The xHCI controller of a USB
+ * serial console (console=ttyUSB*): usbcore never autosuspends the open
+ * console's adapter, so the controller keeps polling it and doing DMA, its
+ * line interrupting all the time; a controller with transfers in flight is
+ * a platform component that withholds the deeper package states (12th Gen
+ * Core datasheet vol. 1, "Package C-States"). Held at PC3: adl0's package
+ * sat there with this console (FACTS-3.md section 1), and PC3 is the
+ * deepest state that keeps the LLC and the uncore's DMA path up. That depth
+ * is an assumption, not a measurement of the device: rpl0 had the same
+ * console and xHCI rate and reached PC8. */
+static void import_devices(FILE *f, const struct imp_host *h, const struct hw_machine *near)
+{
+    struct imp_irq_line x;
+    if (imp_usb_console_xhci(h, &x) != 0)
+        return;
+    const char *limit = "none";
+    for (int i = 0; i < near->npkgstates; i++)
+        if (strcmp(near->pkgstates[i].name, "PC3") == 0)
+            limit = "PC3";
+    fprintf(f, "\n[device xhci_hcd]\n"
+               "; the USB serial console's host controller (console=ttyUSB* on the command\n"
+               "; line), IRQ %d in interrupts.raw.txt: its interrupts come from here, not\n"
+               "; device_hz. pkg_limit: an xHCI serving an open console is assumed to hold\n"
+               "; the package at PC3 (docs/scenario-files.md [device]); a host whose\n"
+               "; package goes deeper with such a console wants pkg_limit = none\n"
+               "cpu = %d\nirq_hz = %.2f\npkg_limit = %s\n", x.irq, x.cpu, x.cpu_hz, limit);
+}
+
 /* The idle workload at the snapshot's interrupt rates (pmlab's default
  * background without them). */
 static void import_workload(FILE *f, const struct imp_host *h)
@@ -604,6 +642,7 @@ static void import_workload(FILE *f, const struct imp_host *h)
                    "; (housekeeping timers and ticks) and the numbered lines (devices), per s\n"
                    "type = idle\n", r.seconds);
         import_cpu_list(f, "timer_hz", r.loc_hz, h->ncpus);
+        import_devices_adjust(h, r.device_hz);
         import_cpu_list(f, "device_hz", r.device_hz, h->ncpus);
         imp_irq_rates_free(&r);
     }
@@ -640,6 +679,21 @@ static void import_measured_turbostat(FILE *f, const struct imp_host *h)
         if (found)
             fprintf(f, "residency.%s = %.2f\n", name, v);
         free(name);
+    }
+}
+
+/* turbostat's package C-state columns (Pkg%pc2 ... Pk%pc10, as the part has
+ * them) as pkg_residency.PCn: a yardstick for the run, never an input. */
+static void import_measured_pkgstates(FILE *f, const struct imp_host *h)
+{
+    struct imp_turbostat ts;
+    if (imp_turbostat_means(h, &ts) != 0)
+        return;
+    for (int i = 0; i < ts.ncols; i++) {
+        const char *c = ts.cols[i];
+        const char *pc = strncmp(c, "Pkg%pc", 6) == 0 ? c + 6 : strncmp(c, "Pk%pc", 5) == 0 ? c + 5 : NULL;
+        if (pc && *pc && strspn(pc, "0123456789") == strlen(pc))
+            fprintf(f, "pkg_residency.PC%s = %.2f\n", pc, ts.mean[i]);
     }
 }
 
@@ -692,10 +746,12 @@ static void import_measured(FILE *f, const struct imp_host *h)
         imp_irq_rates_free(&r);
     }
     import_measured_turbostat(f, h);
+    import_measured_pkgstates(f, h);
     import_measured_cpuidle(f, h);
 }
 
-static void import_scenario(FILE *f, const struct import_opts *o, const struct imp_host *h)
+static void import_scenario(FILE *f, const struct import_opts *o, const struct imp_host *h,
+                            const struct hw_machine *near)
 {
     char kv[16];
     import_kernel_version(h->kernel, kv, sizeof kv);
@@ -706,6 +762,7 @@ static void import_scenario(FILE *f, const struct import_opts *o, const struct i
     fprintf(f, "\n[scenario]\nname = %s\ndescription = imported host %s\nmachine = %s\n"
                "seed = 1\nreplications = 3\n", o->name, o->name, o->name);
     import_workload(f, h);
+    import_devices(f, h, near);
     fprintf(f, "\n[variant host]\nkernel = %s\n", kv);
     import_cmdline(f, h);
     char *gov = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_governor");
@@ -903,7 +960,7 @@ static int import_main(int argc, char **argv)
         f = import_open(&of, o.scenario);
         if (!f)
             goto out;
-        import_scenario(f, &o, h);
+        import_scenario(f, &o, h, near);
         if (import_close(&of, f) != 0)
             goto out;
     }

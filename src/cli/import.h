@@ -94,4 +94,18 @@ struct imp_idle_counts {
 /* 0, or -1 without both sys-cpuidle dumps. */
 int imp_idle_counts(const struct imp_host *h, struct imp_idle_counts *c);
 
+/* import_device.c: one interrupt line of a driver in interrupts.raw.txt. */
+struct imp_irq_line {
+    int irq;                    /* its number */
+    double hz;                  /* interrupts per second, all CPUs */
+    int cpu;                    /* the CPU that took most of them */
+    double cpu_hz;              /* ... at this rate */
+};
+/* The busiest line of driver (the row's last word, "xhci_hcd") between
+ * the first and last dumps: 0, or -1 when none interrupted. */
+int imp_irq_line(const struct imp_host *h, const char *driver, struct imp_irq_line *out);
+/* The xHCI line behind a USB serial console (console=ttyUSB* on the
+ * command line): 0, or -1 without such a console or line. */
+int imp_usb_console_xhci(const struct imp_host *h, struct imp_irq_line *out);
+
 #endif

@@ -84,13 +84,22 @@ H=tests/data/hosts
     grep -q '^type = idle$' "$S0" || fail "adl0: not the idle workload"
     grep -qx 'timer_hz = 22.78 4.71 13.96 22.54 8.70 8.23 4.03 5.36 6.42 5.99 3.58 4.23 7.78 9.68 3.50 4.23' "$S0" ||
         fail "adl0: timer_hz $(grep timer_hz "$S0")"
-    grep -qx 'device_hz = 62.61 0.00 0.52 0.52 0.58 0.56 0.01 0.00 0.04 0.00 0.00 2.40 0.01 0.07 0.07 0.00' "$S0" ||
+    # The xHCI line behind console=ttyUSB0 (IRQ 135, cpu0, 62.61/s) is a
+    # [device] of its own, out of device_hz, held at PC3 while active.
+    grep -qx 'device_hz = 0.00 0.00 0.52 0.52 0.58 0.56 0.01 0.00 0.04 0.00 0.00 2.40 0.01 0.07 0.07 0.00' "$S0" ||
         fail "adl0: device_hz $(grep device_hz "$S0")"
+    sed -n '/^\[device xhci_hcd\]/,/^\[/p' "$S0" | grep -v '^;' >"$T/dev"
+    for kv in 'cpu = 0' 'irq_hz = 62.61' 'pkg_limit = PC3'; do
+        grep -qx "$kv" "$T/dev" || fail "adl0 [device xhci_hcd]: no '$kv' in: $(cat "$T/dev")"
+    done
+    "$P" explain "$S0" 2>/dev/null | grep -q 'device xhci_hcd: 62.61 interrupts/s on cpu0; package-depth limit PC3 while active' ||
+        fail "adl0: explain shows no package-depth limit"
     # [measured]: turbostat means and the cpuidle counters after - before.
     sed -n '/^\[measured\]/,$p' "$S0" | grep -v '^;' >"$T/meas"
     for kv in 'loc_per_s = 8.48' 'device_irqs_per_s = 4.21' 'busy_pct = 0.21' 'pkg_watts = 1.34' \
               'residency.C10 = 99.75' 'above_pct.C1E = 19.13' 'below_pct.POLL = 38.95' \
-              'above_pct.C10 = 15.53' 'below_pct.C8 = 49.37' 'above_pct = 12.19' 'below_pct = 21.40'; do
+              'above_pct.C10 = 15.53' 'below_pct.C8 = 49.37' 'above_pct = 12.19' 'below_pct = 21.40' \
+              'pkg_residency.PC3 = 92.65' 'pkg_residency.PC10 = 0.00'; do
         grep -qx "$kv" "$T/meas" || fail "adl0 [measured]: no '$kv' in: $(cat "$T/meas")"
     done
     ! grep -q '^busy_pct\|^pkg_watts' "$T/scenarios/rpl0.ini" || fail "rpl0: turbostat values without turbostat"
