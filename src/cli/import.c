@@ -479,6 +479,36 @@ struct import_opts {
     const char *root, *snap, *out, *scenario, *name;
 };
 
+/* The N of turbostat's package C-state column Pkg%pcN (Pk%pc10 for the
+ * tenth, to fit the column), or NULL for another column. */
+static const char *import_pkg_col_number(const char *col)
+{
+    const char *n = strncmp(col, "Pkg%pc", 6) == 0 ? col + 6 : strncmp(col, "Pk%pc", 5) == 0 ? col + 5 : NULL;
+    return n && *n && strspn(n, "0123456789") == strlen(n) ? n : NULL;
+}
+
+/* Whether the host's turbostat shows package states and not this one
+ * (PCn): turbostat prints a Pkg%pcN column (Pk%pc10) for each package state
+ * the part has, so a state of the nearest machine the host lacks is left
+ * out. Which columns exist describes the part; their values are outputs and
+ * are not read here. Without turbostat every state is kept. */
+static bool import_host_lacks_pkgstate(const struct imp_host *h, const char *name)
+{
+    struct imp_turbostat ts;
+    if (imp_turbostat_means(h, &ts) != 0 || strncmp(name, "PC", 2) != 0)
+        return false;
+    bool any = false;
+    for (int i = 0; i < ts.ncols; i++) {
+        const char *n = import_pkg_col_number(ts.cols[i]);
+        if (!n)
+            continue;
+        any = true;
+        if (strcmp(n, name + 2) == 0)
+            return false;
+    }
+    return any;
+}
+
 static void import_machine(FILE *f, const struct import_opts *o, const struct imp_host *h,
                            const struct hw_machine *near, const char *cpu_model, bool model_known)
 {
@@ -515,6 +545,11 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
         import_core_type(f, h, &t, ti, near);
     for (int i = 0; i < near->npkgstates; i++) {
         const struct hw_pkgstate *p = &near->pkgstates[i];
+        if (import_host_lacks_pkgstate(h, p->name)) {
+            fprintf(f, "\n; %s's %s left out: the host's turbostat has no column for it\n",
+                    near->name, p->name);
+            continue;
+        }
         fprintf(f, "\n; estimated, from %s\n[pkgstate %s]\ncore_cstate = %s\n", near->name,
                 p->name, p->core_cstate);
         fprintf(f, "exit_latency_us = %g\npkg_power_mw = %g\n", (double)p->exit_latency_ns / 1000.0,
@@ -692,10 +727,9 @@ static void import_measured_pkgstates(FILE *f, const struct imp_host *h)
     if (imp_turbostat_means(h, &ts) != 0)
         return;
     for (int i = 0; i < ts.ncols; i++) {
-        const char *c = ts.cols[i];
-        const char *pc = strncmp(c, "Pkg%pc", 6) == 0 ? c + 6 : strncmp(c, "Pk%pc", 5) == 0 ? c + 5 : NULL;
-        if (pc && *pc && strspn(pc, "0123456789") == strlen(pc))
-            fprintf(f, "pkg_residency.PC%s = %.2f\n", pc, ts.mean[i]);
+        const char *n = import_pkg_col_number(ts.cols[i]);
+        if (n)
+            fprintf(f, "pkg_residency.PC%s = %.2f\n", n, ts.mean[i]);
     }
 }
 

@@ -105,6 +105,16 @@ H=tests/data/hosts
     ! grep -q '^busy_pct\|^pkg_watts' "$T/scenarios/rpl0.ini" || fail "rpl0: turbostat values without turbostat"
     grep -qx 'above_pct.C10 = 8.51' "$T/scenarios/rpl0.ini" || fail "rpl0: above_pct.C10"
     echo "ok - import adl0/rpl0: idle workload rates and [measured] values"
+    # A package state the host's turbostat has no Pkg%pcN column for is left
+    # out (the column's presence, never its value).
+    cp -r "$H/adl0" "$T/nopc6"
+    sed -i 's/\tPkg%pc6\t/\tOther\t/' "$T/nopc6/turbostat.raw.txt"
+    "$P" import "$T/nopc6" -o "$T/machines/nopc6.ini" --scenario "$T/scenarios/nopc6.ini" 2>/dev/null ||
+        fail "nopc6: import"
+    ! grep -q '^\[pkgstate PC6\]' "$T/machines/nopc6.ini" && grep -q '^\[pkgstate PC8\]' "$T/machines/nopc6.ini" ||
+        fail "nopc6: package states $(grep pkgstate "$T/machines/nopc6.ini")"
+    "$P" run "$T/scenarios/nopc6.ini" --quick --quiet >/dev/null 2>"$T/e" || fail "run nopc6: $(cat "$T/e")"
+    echo "ok - import: a package state the host's turbostat lacks is left out"
     # adl0 ran stock intel_idle (adl_l table): pmlab builds the same states.
     # rpl0 ran a patched kernel with a Raptor Lake table mainline lacks.
     ! grep -q 'note: state' "$T/e.adl0" || fail "adl0: states differ: $(cat "$T/e.adl0")"
