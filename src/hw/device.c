@@ -97,7 +97,9 @@ int hw_devices_pkg_limit(const struct hw_devices *ds, const struct hw_machine *m
 
 void hw_devices_apply_limits(const struct hw_devices *ds, struct hw_state *hw, sim_time_t now_ns)
 {
-    for (int p = 0; p < hw->m->packages; p++)
-        if (hw_devices_pkg_limit(ds, hw->m, p, now_ns) != hw->pkg[p].depth_limit)
-            hw_pkg_set_depth_limit(hw, p, hw_devices_pkg_limit(ds, hw->m, p, now_ns), now_ns);
+    for (int p = 0; p < hw->m->packages; p++) {
+        int deepest = hw_devices_pkg_limit(ds, hw->m, p, now_ns);
+        if (deepest != hw->pkg[p].depth_limit)
+            hw_pkg_set_depth_limit(hw, p, deepest, now_ns);
+    }
 }
