@@ -42,7 +42,7 @@ static int hw_device_set_limit(struct hw_device_config *c, const struct hw_machi
 }
 
 int hw_device_config_set(struct hw_device_config *c, const struct hw_machine *m, const char *key,
-                         const char *value, int line, char *msg, size_t msgsize)
+                         const char *value, char *msg, size_t msgsize)
 {
     double v;
     if (strcmp(key, "pkg_limit") == 0)
@@ -55,7 +55,6 @@ int hw_device_config_set(struct hw_device_config *c, const struct hw_machine *m,
             return -1;
         }
         c->cpu = (int)cpu;
-        c->cpu_line = line;
         return 0;
     }
     bool hz = strcmp(key, "irq_hz") == 0;

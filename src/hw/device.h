@@ -41,7 +41,6 @@ struct hw_device_config {
     char name[HW_DEVICE_NAME_MAX];
     int line;                  /* of its [device NAME] header */
     int cpu;                   /* the CPU its interrupt line is routed to; -1: not set */
-    int cpu_line;
     double irq_hz;             /* interrupts per second; < 0: not set */
     int pkg_limit;             /* deepest package state while active (index into the
                                 * machine's pkgstates); -1: none */
@@ -53,7 +52,7 @@ void hw_device_config_init(struct hw_device_config *c, const char *name, int lin
 /* Set key = value (cpu, irq_hz, pkg_limit, active_ms) against machine m.
  * 0, or -1 with msg saying what is wrong. */
 int hw_device_config_set(struct hw_device_config *c, const struct hw_machine *m, const char *key,
-                         const char *value, int line, char *msg, size_t msgsize);
+                         const char *value, char *msg, size_t msgsize);
 /* Whether the section is complete (cpu and irq_hz given). */
 int hw_device_config_check(const struct hw_device_config *c, char *msg, size_t msgsize);
 

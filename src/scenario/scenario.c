@@ -672,8 +672,7 @@ static int scn_devices(struct scn_parse *st, struct diag *d)
         if (scn_no_continuation(kv, st->path, d) != 0)
             return -1;
         struct hw_device_config *dev = &s->devices[kv->sec - SEC_DEV0];
-        if (hw_device_config_set(dev, s->machine, kv->key, kv->value, kv->line, msg,
-                                 sizeof msg) != 0)
+        if (hw_device_config_set(dev, s->machine, kv->key, kv->value, msg, sizeof msg) != 0)
             return diag_error(d, KV_WHERE(st, kv), "[device %s] %s", dev->name, msg);
     }
     for (int i = 0; i < s->ndevices; i++)
