@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "world_check.h"
+#include "world_devices.h"
 
 bool world_stream_common(enum world_stream s)
 {
@@ -44,6 +45,7 @@ void world_destroy(struct world *w)
     rpt_set_free(&w->sample_prev);
     rpt_set_free(&w->samples);
     world_check_destroy(w);
+    world_devices_destroy(w);
     kvm_destroy(w);
     wchain_destroy(w);
     sched_destroy(w);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hw/cpu.h"
+#include "hw/device.h"
 #include "hw/machine.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/irq/wakeup_chain.h"
@@ -48,6 +49,7 @@ enum world_stream {
                                 * alter the guest's timers */
     WORLD_STREAM_KERNEL_WORK, /* system: the wake-up chains background interrupts
                                * start (kernel/irq/wakeup_chain.c) */
+    WORLD_STREAM_PLATFORM_DEVICE, /* workload: [device] interrupt gaps (world_devices.c) */
     WORLD_NSTREAMS,
 };
 
@@ -67,6 +69,7 @@ struct world {
     struct sched sched;       /* runqueues, tasks, idle entry */
     struct kvm_sys kvm;       /* VMs and KVM halt polling (none until kvm_create_vms) */
     struct wchain_sys wchain; /* background threads woken by interrupts */
+    struct hw_devices devices; /* [device] sections (none until world_devices_create) */
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */
     const bool *report_cpus;

@@ -157,12 +157,13 @@ static void check_core_state(const struct world *w, int c)
     check_hwp_lapse(w, c);
 }
 
-/* A package: the deepest package state every core of it allows, -1 if none. */
+/* A package: the deepest package state every core of it and the platform's
+ * depth limit allow, -1 if none. */
 static void check_pkg_state(const struct world *w, int pkg)
 {
     const struct hw_machine *m = w->machine;
     int want = -1;
-    for (int p = m->npkgstates - 1; p >= 0 && want < 0; p--) {
+    for (int p = w->hw.pkg[pkg].depth_limit; p >= 0 && want < 0; p--) {
         bool all = true;
         for (int c = 0; c < m->ncores && all; c++) {
             if (m->cores[c].package != pkg)

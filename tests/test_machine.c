@@ -58,7 +58,9 @@ static const struct bad_case bad_cases[] = {
     { "cstate-unknown-type.ini", 27, "[cstate E C6]: unknown core type 'E' (declare [core_type E] before its C-states)" },
     { "cstate-order.ini", 29, "C-states go shallowest first, but C6 exits faster than C1 before it" },
     { "pkgstate-unknown-cstate.ini", 35, "core_cstate 'C7' is not a C-state of core type P" },
-    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor, poll_power_ratio, ibrs_sibling_factor, spec_ctrl_write_ns, irq_off_exit_ns, wake_irq_ns, wake_switch_ns, softirq_ns, bg_wake_share, bg_msgs_per_irq, bg_run_ns, bg_hrtimer_share, bg_timer_slack_ns, bg_deferrable_hz, hwp_window_us, hwp_eval_us, hwp_busy_full, hwp_epp255_ceiling_ratio)" },
+    { "pkgstate-bad-name.ini", 34, "package state 'C6' is not named as turbostat names them (PC1..PC10)" },
+    { "pkgstate-number-order.ini", 39, "package states go shallowest first: PC3 after PC6" },
+    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor, poll_power_ratio, exit_ramp_ratio, ibrs_sibling_factor, spec_ctrl_write_ns, irq_off_exit_ns, wake_irq_ns, wake_switch_ns, softirq_ns, bg_wake_share, bg_msgs_per_irq, bg_run_ns, bg_hrtimer_share, bg_timer_slack_ns, bg_deferrable_hz, hwp_window_us, hwp_eval_us, hwp_busy_full, hwp_epp255_ceiling_ratio)" },
     { "calib-out-of-range.ini", 40, "smt_corun_factor = 1.5 is out of range [0.3, 1]" },
     { "continuation-scalar.ini", 14, "'ipc_factor' takes one value (an indented line continues the key above)" },
     { "key-before-section.ini", 3, "key 'name' before any section" },
@@ -106,6 +108,23 @@ static const struct bad_case bad_cases[] = {
     { "x86-opp.ini", 17, "opp_mhz is an Arm DVFS table (vendor = arm); x86 frequencies are "
                          "P-state ratios between min_mhz and max_mhz" },
 };
+
+/* PC2 and PC3 parse as Alder Lake has them: resolved from core C6, as PC6
+ * is, with their own exit latency and power. */
+static void test_pkgstates_pc2_pc3(void **state)
+{
+    (void)state;
+    struct hw_machine *m = load_ok(FIXTURES "pkg-limit.ini");
+    assert_int_equal(m->npkgstates, 3);
+    assert_string_equal(m->pkgstates[0].name, "PC2");
+    assert_string_equal(m->pkgstates[1].name, "PC3");
+    assert_string_equal(m->pkgstates[2].name, "PC6");
+    assert_string_equal(m->pkgstates[1].core_cstate, "C6");
+    assert_int_equal(m->pkgstates[1].exit_latency_ns, 20000);
+    assert_float_equal(m->pkgstates[0].pkg_power_mw, 600, 0);
+    assert_float_equal(m->pkgstates[1].pkg_power_mw, 400, 0);
+    hw_machine_free(m);
+}
 
 static void test_bad_inputs(void **state)
 {
@@ -325,7 +344,10 @@ static void test_core_power_by_modes(void **state)
     assert_true(cs->power_mw == t->cstates[1].core_power_mw);
     hw_thread_set_mode(&hw, 56, HW_THREAD_WAKE, 1, 40);
     assert_int_equal(cs->cstate, -1);
-    assert_true(cs->power_mw == t->cstates[0].core_power_mw); /* an exit: C1's power */
+    /* An exit from C1 (the shallower request): C1's power, ramping to C1's. */
+    assert_true(cs->power_mw == t->cstates[1].core_power_mw +
+                                    hw.exit_ramp_ratio * (t->cstates[0].core_power_mw -
+                                                          t->cstates[1].core_power_mw));
     hw_thread_set_mode(&hw, 56, HW_THREAD_POLL, 0, 50);
     assert_true(cs->power_mw == poll);
     hw_thread_set_mode(&hw, 0, HW_THREAD_RUN, 0, 60);
@@ -446,7 +468,11 @@ static void test_adl_desktop(void **state)
     const struct hw_core_type *p = &m->types[0];
     /* intel_idle's 680 us for C10 is the core's exit plus PC10's. */
     assert_int_equal(p->cstates[hw_cstate_index(p, "C10")].exit_latency_ns, 159 * SIM_NS_PER_US);
-    assert_int_equal(m->pkgstates[2].exit_latency_ns, 521 * SIM_NS_PER_US);
+    assert_string_equal(m->pkgstates[4].name, "PC10");
+    assert_int_equal(m->pkgstates[4].exit_latency_ns, 521 * SIM_NS_PER_US);
+    /* The datasheet's PC2 and PC3, resolved from core C6 like PC6. */
+    assert_string_equal(m->pkgstates[1].name, "PC3");
+    assert_string_equal(m->pkgstates[1].core_cstate, "C6");
     assert_int_equal(p->cstates[hw_cstate_index(p, "C1E")].mwait_hint, 0x01);
     assert_float_equal(m->rapl.pl1_mw, 125000, 1e-6);   /* i9-12900K base power */
     assert_float_equal(m->rapl.pl2_mw, 241000, 1e-6);   /* ... maximum turbo power */
@@ -469,7 +495,8 @@ static void test_rpl_h(void **state)
     assert_cpu(m, 15, 0, 11, 0, "E");
     const struct hw_core_type *e = &m->types[1];
     assert_int_equal(e->cstates[hw_cstate_index(e, "C6")].exit_latency_ns, 170 * SIM_NS_PER_US);
-    assert_int_equal(m->npkgstates, 3);
+    assert_int_equal(m->npkgstates, 5);
+    assert_string_equal(m->pkgstates[0].name, "PC2");
     assert_float_equal(m->rapl.pl1_mw, 45000, 1e-6);    /* i5-13500H base power */
     assert_float_equal(m->rapl.pl2_mw, 95000, 1e-6);
     assert_int_equal(m->rapl.tau_ns, 28 * SIM_NS_PER_S);
@@ -509,6 +536,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_smt_widths),
+        cmocka_unit_test(test_pkgstates_pc2_pc3),
         cmocka_unit_test(test_l2_groups),
         cmocka_unit_test(test_llc_groups),
         cmocka_unit_test(test_missing_file),

@@ -170,6 +170,74 @@ static void test_recovers(void **state)
     fx_free(f);
 }
 
+/* ---- package states: depth limit and exit power (src/hw/cpu.c) ---------- */
+
+#define PKG_LIMIT_MACHINE "tests/data/machines/pkg-limit.ini"
+
+/* tests/data/machines/pkg-limit.ini's hardware with every thread idle in C6
+ * at time 1 us: the package in PC6. */
+static struct hw_machine *pkg_idle(struct hw_state *hw)
+{
+    struct diag d = { 0 };
+    struct hw_machine *m = hw_machine_load(PKG_LIMIT_MACHINE, &d);
+    if (!m)
+        fail_msg("%s", d.msg);
+    hw_state_init(hw, m);
+    for (int cpu = 0; cpu < m->ncpus; cpu++)
+        hw_thread_set_mode(hw, cpu, HW_THREAD_IDLE, hw_cstate_index(&m->types[0], "C6"), 1000);
+    return m;
+}
+
+/* A depth limit holds the package at the state named while set, and only
+ * then: PC6 (200 mW) without it, PC3 (400 mW) under a PC3 limit, PC6 again
+ * once it is lifted. */
+static void test_pkg_depth_limit(void **state)
+{
+    (void)state;
+    struct hw_state hw;
+    struct hw_machine *m = pkg_idle(&hw);
+    assert_int_equal(hw.pkg[0].pkgstate, 2);
+    assert_float_equal(hw.pkg[0].power_mw, 200, 0);
+    hw_pkg_set_depth_limit(&hw, 0, 1, 2000);
+    assert_int_equal(hw.pkg[0].pkgstate, 1);
+    assert_float_equal(hw.pkg[0].power_mw, 400, 0);
+    hw_pkg_set_depth_limit(&hw, 0, m->npkgstates - 1, 3000);
+    assert_int_equal(hw.pkg[0].pkgstate, 2);
+    assert_float_equal(hw.pkg[0].power_mw, 200, 0);
+    /* 1 us in PC6, 1 us in PC3, then PC6 again. */
+    assert_int_equal(hw.pkg[0].pkgstate_ns[1], 1000);
+    hw_state_destroy(&hw);
+    hw_machine_free(m);
+}
+
+/* Leaving PC6: until a core runs, the package draws PC6's 200 mW plus half
+ * the way to PC0's 1000 mW (exit_ramp_ratio 0.5), not PC0's; the waking
+ * core C6's 5 mW plus half the way to C1's 500 mW. Once the thread runs,
+ * both draw their active power. */
+static void test_exit_power(void **state)
+{
+    (void)state;
+    struct hw_state hw;
+    struct hw_machine *m = pkg_idle(&hw);
+    int c6 = hw_cstate_index(&m->types[0], "C6");
+    hw_thread_set_mode(&hw, 0, HW_THREAD_WAKE, c6, 2000);
+    assert_int_equal(hw.pkg[0].pkgstate, -1);
+    assert_float_equal(hw.pkg[0].power_mw, 200 + 0.5 * (1000 - 200), 1e-9);
+    assert_float_equal(hw.core[0].power_mw, 5 + 0.5 * (500 - 5), 1e-9);
+    hw_thread_set_mode(&hw, 0, HW_THREAD_RUN, 0, 3000);
+    assert_float_equal(hw.pkg[0].power_mw, 1000, 0);
+    assert_float_equal(hw.core[0].power_mw, hw_core_active_power_mw(&m->types[0], 2000), 1e-9);
+    /* Back to idle and out again, now from PC3 under a limit: PC3's power
+     * is where the exit starts. */
+    hw_thread_set_mode(&hw, 0, HW_THREAD_IDLE, c6, 4000);
+    hw_pkg_set_depth_limit(&hw, 0, 1, 4000);
+    assert_int_equal(hw.pkg[0].pkgstate, 1);
+    hw_thread_set_mode(&hw, 1, HW_THREAD_WAKE, c6, 5000);
+    assert_float_equal(hw.pkg[0].power_mw, 400 + 0.5 * (1000 - 400), 1e-9);
+    hw_state_destroy(&hw);
+    hw_machine_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +246,8 @@ int main(void)
         cmocka_unit_test(test_pl2_bounds_short_windows),
         cmocka_unit_test(test_pl1_settles),
         cmocka_unit_test(test_recovers),
+        cmocka_unit_test(test_pkg_depth_limit),
+        cmocka_unit_test(test_exit_power),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

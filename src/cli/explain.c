@@ -149,6 +149,17 @@ static void explain_machine(const struct hw_machine *m, FILE *out)
         fprintf(out, "  package power limits: none (no [rapl] in the machine file)\n");
 }
 
+/* The package states and the [device] sections' package-depth limits. */
+static void explain_package(const struct scenario *s, FILE *out)
+{
+    struct explain x = { 0 };
+    explain_add_pkgstates(&x, s->machine);
+    explain_add_devices(&x, s->machine, s->devices, s->ndevices);
+    for (int i = 0; i < x.n; i++)
+        fprintf(out, "  %s\n", x.line[i]);
+    explain_free(&x);
+}
+
 /* [report] cpus: which CPUs the cpus.* metrics of a run will cover. */
 static void explain_report(const struct scenario *s, FILE *out)
 {
@@ -215,6 +226,7 @@ static int explain_main(int argc, char **argv)
     }
     printf("scenario %s (%s)\n", s->name, s->path);
     explain_machine(s->machine, stdout);
+    explain_package(s, stdout);
     explain_report(s, stdout);
     explain_vms(s, stdout);
     struct explain base = { 0 };

@@ -66,7 +66,10 @@ static void import_usage(void)
            "rates, and its [measured] section holds turbostat's means, the cpuidle\n"
            "above/below shares, idle entries per CPU per second, each state's share of\n"
            "them and the IPI rates under pmlab's metric names (pmlab run prints each beside\n"
-           "its prediction). Missing files are listed as warnings (exit\n"
+           "its prediction). With console=ttyUSB* on the host's command line, the busiest\n"
+           "xhci_hcd interrupt line becomes a [device xhci_hcd] section (its interrupts;\n"
+           "no package-depth limit is inferred: see the file). Missing files are listed as\n"
+           "warnings (exit\n"
            "0) while a machine can still be built; without a CPU list or /proc/cpuinfo\n"
            "the exit status is 2. The scenario finds the machine by name: keep the machine\n"
            "file in a machines/ directory next to the scenario's, or set PMLAB_MACHINES.\n"
@@ -454,6 +457,36 @@ struct import_opts {
     const char *root, *snap, *out, *scenario, *name;
 };
 
+/* The N of turbostat's package C-state column Pkg%pcN (Pk%pc10 for the
+ * tenth, to fit the column), or NULL for another column. */
+static const char *import_pkg_col_number(const char *col)
+{
+    const char *n = strncmp(col, "Pkg%pc", 6) == 0 ? col + 6 : strncmp(col, "Pk%pc", 5) == 0 ? col + 5 : NULL;
+    return n && *n && strspn(n, "0123456789") == strlen(n) ? n : NULL;
+}
+
+/* Whether the host's turbostat shows package states and not this one
+ * (PCn): turbostat prints a Pkg%pcN column (Pk%pc10) for each package state
+ * the part has, so a state of the nearest machine the host lacks is left
+ * out. Which columns exist describes the part; their values are outputs and
+ * are not read here. Without turbostat every state is kept. */
+bool imp_host_lacks_pkgstate(const struct imp_host *h, const char *name)
+{
+    struct imp_turbostat ts;
+    if (imp_turbostat_means(h, &ts) != 0 || strncmp(name, "PC", 2) != 0)
+        return false;
+    bool any = false;
+    for (int i = 0; i < ts.ncols; i++) {
+        const char *n = import_pkg_col_number(ts.cols[i]);
+        if (!n)
+            continue;
+        any = true;
+        if (strcmp(n, name + 2) == 0)
+            return false;
+    }
+    return any;
+}
+
 static void import_machine(FILE *f, const struct import_opts *o, const struct imp_host *h,
                            const struct hw_machine *near, const char *cpu_model, bool model_known)
 {
@@ -562,6 +595,40 @@ static void import_cpu_list(FILE *f, const char *key, const double *v, int n)
     fprintf(f, "\n");
 }
 
+/* The share of a CPU's device interrupts that a [device] section
+ * (import_devices) generates itself, taken out of device_hz so that the
+ * two add up to what the host counted. */
+static void import_devices_adjust(const struct imp_host *h, double *device_hz)
+{
+    struct imp_irq_line x;
+    if (imp_usb_console_xhci(h, &x) == 0)
+        device_hz[x.cpu] = device_hz[x.cpu] > x.cpu_hz ? device_hz[x.cpu] - x.cpu_hz : 0;
+}
+
+/* [device] sections from the host's inputs: the xHCI controller of a USB
+ * serial console (console=ttyUSB*), whose line interrupts all the time
+ * (usbcore never autosuspends the open console's adapter). A controller
+ * with transfers in flight can withhold the deeper package states (12th Gen
+ * Core datasheet vol. 1, "Package C-States"), but the inputs do not say
+ * whether this one does: adl0 and rpl0 had the same console and the same
+ * xHCI rate (62.6/s), and one package sat in PC3, the other reached PC8. So
+ * no limit is inferred; the section says how to declare one. */
+static void import_devices(FILE *f, const struct imp_host *h)
+{
+    struct imp_irq_line x;
+    if (imp_usb_console_xhci(h, &x) != 0)
+        return;
+    fprintf(f, "\n[device xhci_hcd]\n"
+               "; the USB serial console's host controller (console=ttyUSB* on the command\n"
+               "; line), IRQ %d in interrupts.raw.txt: its interrupts come from here, not\n"
+               "; device_hz. pkg_limit: such a controller may hold the package shallow\n"
+               "; (docs/scenario-files.md [device]), but a console does not decide it: of\n"
+               "; two hosts with the same console and rate, one sat in PC3, one reached PC8.\n"
+               "; If this host's turbostat shows its package held (Pkg%%pc3 high, deeper\n"
+               "; columns 0), declare it: pkg_limit = PC3\n"
+               "cpu = %d\nirq_hz = %.2f\npkg_limit = none\n", x.irq, x.cpu, x.cpu_hz);
+}
+
 /* The idle workload at the snapshot's interrupt rates (pmlab's default
  * background without them). */
 static void import_workload(FILE *f, const struct imp_host *h)
@@ -576,6 +643,7 @@ static void import_workload(FILE *f, const struct imp_host *h)
                    "; (housekeeping timers and ticks) and the numbered lines (devices), per s\n"
                    "type = idle\n", r.seconds);
         import_cpu_list(f, "timer_hz", r.loc_hz, h->ncpus);
+        import_devices_adjust(h, r.device_hz);
         import_cpu_list(f, "device_hz", r.device_hz, h->ncpus);
         imp_irq_rates_free(&r);
     }
@@ -637,6 +705,20 @@ static void import_measured_entries(FILE *f, const struct imp_host *h,
         if (name)
             fprintf(f, "usage_pct.%s = %.2f\n", name, 100 * c->sum[s][IMP_IDLE_USAGE] / usage);
         free(name);
+    }
+}
+
+/* turbostat's package C-state columns (Pkg%pc2 ... Pk%pc10, as the part has
+ * them) as pkg_residency.PCn: a yardstick for the run, never an input. */
+static void import_measured_pkgstates(FILE *f, const struct imp_host *h)
+{
+    struct imp_turbostat ts;
+    if (imp_turbostat_means(h, &ts) != 0)
+        return;
+    for (int i = 0; i < ts.ncols; i++) {
+        const char *n = import_pkg_col_number(ts.cols[i]);
+        if (n)
+            fprintf(f, "pkg_residency.PC%s = %.2f\n", n, ts.mean[i]);
     }
 }
 
@@ -710,6 +792,7 @@ static void import_measured(FILE *f, const struct imp_host *h)
         imp_irq_rates_free(&r);
     }
     import_measured_turbostat(f, h);
+    import_measured_pkgstates(f, h);
     import_measured_cpuidle(f, h);
 }
 
@@ -724,6 +807,7 @@ static void import_scenario(FILE *f, const struct import_opts *o, const struct i
     fprintf(f, "\n[scenario]\nname = %s\ndescription = imported host %s\nmachine = %s\n"
                "seed = 1\nreplications = 3\n", o->name, o->name, o->name);
     import_workload(f, h);
+    import_devices(f, h);
     fprintf(f, "\n[variant host]\nkernel = %s\n", kv);
     import_cmdline(f, h);
     char *gov = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_governor");

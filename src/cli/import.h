@@ -132,7 +132,24 @@ void imp_write_cstates(FILE *f, const struct imp_host *h, char type, const struc
 /* [pkgstate] sections: the nearest machine's whose core state the host
  * has, exit latency the package part of the host's total. */
 void imp_write_pkgstates(FILE *f, const struct imp_host *h, const struct hw_machine *near);
+/* Whether the host's turbostat has Pkg%pcN columns but none for package
+ * state name (PCn): a state of the nearest machine the part lacks. */
+bool imp_host_lacks_pkgstate(const struct imp_host *h, const char *name);
 /* The header comment saying which physics is the host's and which borrowed. */
 void imp_write_borrowed_note(FILE *f, const struct imp_host *h, const struct hw_machine *near);
+
+/* import_device.c: one interrupt line of a driver in interrupts.raw.txt. */
+struct imp_irq_line {
+    int irq;                    /* its number */
+    double hz;                  /* interrupts per second, all CPUs */
+    int cpu;                    /* the CPU that took most of them */
+    double cpu_hz;              /* ... at this rate */
+};
+/* The busiest line of driver (the row's last word, "xhci_hcd") between
+ * the first and last dumps: 0, or -1 when none interrupted. */
+int imp_irq_line(const struct imp_host *h, const char *driver, struct imp_irq_line *out);
+/* The xHCI line behind a USB serial console (console=ttyUSB* on the
+ * command line): 0, or -1 without such a console or line. */
+int imp_usb_console_xhci(const struct imp_host *h, struct imp_irq_line *out);
 
 #endif

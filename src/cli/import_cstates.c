@@ -174,7 +174,16 @@ void imp_write_pkgstates(FILE *f, const struct imp_host *h, const struct hw_mach
     int n = imp_host_states(h, st, IMP_IDLE_MAX_STATES);
     for (int i = 0; i < near->npkgstates; i++) {
         const struct hw_pkgstate *p = &near->pkgstates[i];
-        if (n == 0) {
+        if (imp_host_lacks_pkgstate(h, p->name)) {
+            fprintf(f, "\n; %s's %s left out: the host's turbostat has no column for it\n",
+                    near->name, p->name);
+            continue;
+        }
+        /* The host's latency of core state CN holds the package exit of the
+         * matching PCN only; a shallower package state entered from it
+         * (PC2, PC3 from C6) keeps the nearest machine's estimate. */
+        bool matching = strcmp(p->name + 2, p->core_cstate + 1) == 0;
+        if (n == 0 || !matching) {
             fprintf(f, "\n; estimated, from %s\n[pkgstate %s]\ncore_cstate = %s\n", near->name,
                     p->name, p->core_cstate);
             fprintf(f, "exit_latency_us = %g\npkg_power_mw = %g\n",

@@ -113,6 +113,7 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     hw->smt_poll_factor = hw_machine_calib(m, "smt_poll_factor");
     hw->ibrs_sibling_factor = hw_machine_calib(m, "ibrs_sibling_factor");
     hw->poll_power_ratio = hw_machine_calib(m, "poll_power_ratio");
+    hw->exit_ramp_ratio = hw_machine_calib(m, "exit_ramp_ratio");
     hw_resolve_pkgstates(hw);
     hw_tabulate_active_power(hw);
     for (int t = 0; t < m->ntypes; t++)
@@ -127,17 +128,22 @@ void hw_state_init(struct hw_state *hw, const struct hw_machine *m)
     for (int c = 0; c < m->ncores; c++) {
         const struct hw_core_type *t = &m->types[m->cores[c].type];
         hw->core[c].cstate = -1;
+        hw->core[c].exit_from = -1;
         hw->core[c].nawake = hw->core[c].nrun = m->cores[c].nthreads;
         hw->core[c].power_mw = hw_core_active_power_mw(t, hw->core_mhz[c]);
         hw->core_power_mw += hw->core[c].power_mw;
     }
     for (int p = 0; p < m->packages; p++) {
         hw->pkg[p].pkgstate = -1;
+        hw->pkg[p].exit_from = -1;
+        hw->pkg[p].depth_limit = m->npkgstates - 1;
         hw->pkg[p].power_mw = m->pkg_active_power_mw;
         hw->pkg[p].total_mw = m->pkg_active_power_mw;
     }
-    for (int c = 0; c < m->ncores; c++)
+    for (int c = 0; c < m->ncores; c++) {
         hw->pkg[m->cores[c].package].total_mw += hw->core[c].power_mw;
+        hw->pkg[m->cores[c].package].ncores_c0++;
+    }
     hw->power_mw = hw->core_power_mw + m->packages * m->pkg_active_power_mw;
 }
 
@@ -241,19 +247,21 @@ static int hw_core_coordinated(const struct hw_state *hw, const struct hw_core *
 }
 
 /* The package's state: the deepest package state whose core C-state every
- * core has reached, -1 if none. With nested states that is the deepest one
- * all of the package's cores allow, from the counters; otherwise a scan. */
+ * core has reached and the platform allows (depth_limit), -1 if none. With
+ * nested states that is the deepest one all of the package's cores allow,
+ * from the counters; otherwise a scan. */
 static int hw_pkg_state_of(const struct hw_state *hw, int pkg)
 {
     const struct hw_machine *m = hw->m;
+    int deepest = hw->pkg[pkg].depth_limit;
     if (hw->pkgstates_nested) {
         const int *ready = &hw->pkg_cores_ready[pkg * HW_MAX_PKGSTATES];
-        int st = m->npkgstates - 1;
+        int st = deepest;
         while (st >= 0 && ready[st] < hw->pkg_ncores[pkg])
             st--;
         return st;
     }
-    int best = m->npkgstates - 1;
+    int best = deepest;
     for (int c = 0; c < m->ncores && best >= 0; c++) {
         if (m->cores[c].package != pkg)
             continue;
@@ -292,28 +300,66 @@ static void hw_power_change(struct hw_state *hw, int pkg, double *slot, double p
     *slot = p;
 }
 
+/* The power of a core or package leaving a state that draws left_mw, on its
+ * way to one that draws to_mw. A package exit restores voltage, PLLs and
+ * memory out of self-refresh before the cores get clocks; a core exit
+ * powers the core back up with its clocks gated. Neither runs code, so
+ * neither draws its active power for the whole exit latency: the model
+ * charges the state being left plus the ramp, exit_ramp_ratio of the way to
+ * the destination (0.5: power rising linearly over the exit). That shape is
+ * an estimate: no source gives the power profile of an exit. */
+static double hw_exit_power_mw(const struct hw_state *hw, double left_mw, double to_mw)
+{
+    return left_mw + hw->exit_ramp_ratio * (to_mw - left_mw);
+}
+
+/* Uncore power of package ps: its package state's; while it leaves one
+ * (exit_from, until a core runs or polls) the exit's; else PC0's. */
+static double hw_pkg_power_mw(const struct hw_state *hw, const struct hw_pkg_state *ps)
+{
+    const struct hw_machine *m = hw->m;
+    if (ps->pkgstate >= 0)
+        return m->pkgstates[ps->pkgstate].pkg_power_mw;
+    if (ps->exit_from >= 0 && ps->ncores_c0 == 0)
+        return hw_exit_power_mw(hw, m->pkgstates[ps->exit_from].pkg_power_mw,
+                                m->pkg_active_power_mw);
+    return m->pkg_active_power_mw;
+}
+
 static void hw_pkg_update(struct hw_state *hw, int pkg, sim_time_t now_ns)
 {
     struct hw_pkg_state *ps = &hw->pkg[pkg];
     int st = hw_pkg_state_of(hw, pkg);
-    if (st == ps->pkgstate)
-        return;
-    if (ps->pkgstate >= 0)
-        ps->pkgstate_ns[ps->pkgstate] += now_ns - ps->since_ns;
-    ps->pkgstate = st;
-    ps->since_ns = now_ns;
-    double p = st >= 0 ? hw->m->pkgstates[st].pkg_power_mw : hw->m->pkg_active_power_mw;
-    hw_power_change(hw, pkg, &ps->power_mw, p, false, now_ns);
+    if (st != ps->pkgstate) {
+        if (ps->pkgstate >= 0)
+            ps->pkgstate_ns[ps->pkgstate] += now_ns - ps->since_ns;
+        /* Woken out of a package state: the exit starts; a limit moving
+         * the package to a shallower state is no exit. */
+        ps->exit_from = st < 0 ? ps->pkgstate : -1;
+        ps->pkgstate = st;
+        ps->since_ns = now_ns;
+    }
+    if (ps->ncores_c0 > 0)
+        ps->exit_from = -1;
+    hw_power_change(hw, pkg, &ps->power_mw, hw_pkg_power_mw(hw, ps), false, now_ns);
+}
+
+void hw_pkg_set_depth_limit(struct hw_state *hw, int pkg, int deepest, sim_time_t now_ns)
+{
+    int last = hw->m->npkgstates - 1;
+    hw->pkg[pkg].depth_limit = deepest < last ? deepest : last;
+    hw_pkg_update(hw, pkg, now_ns);
 }
 
 /* Power of an awake core (some thread not idle) at its current frequency:
  * active if a thread runs; else, if a thread spins, the PAUSE-loop share of
  * active (poll_power_ratio: the SDM says PAUSE "greatly reduces" a spin
  * loop's power, not by how much); else every awake thread is still in its
- * hardware exit, powering up with clocks mostly gated: the core draws what
- * its shallowest C-state (C1, clock-gated at operating voltage) does. That
- * last rule is an estimate: no source gives the power of a C-state exit, and
- * charging full active power for it made deep states look dear (issue 10). */
+ * hardware exit, powering up with clocks gated: the state it left plus the
+ * ramp towards its shallowest C-state (C1, clock-gated at operating
+ * voltage), hw_exit_power_mw. Charging full active power for an exit made
+ * deep states look dear (issue 10), and charging C1's for the whole exit
+ * still overcharged the deep ones (issue 24). */
 static double hw_core_awake_power_mw(const struct hw_state *hw, const struct hw_core_state *cs,
                                      const struct hw_core_type *t)
 {
@@ -321,7 +367,10 @@ static double hw_core_awake_power_mw(const struct hw_state *hw, const struct hw_
         return cs->active_mw;
     if (cs->npoll > 0)
         return cs->active_mw * hw->poll_power_ratio;
-    return t->cstates[0].core_power_mw;
+    double to_mw = t->cstates[0].core_power_mw;
+    if (cs->exit_from < 0)
+        return to_mw;
+    return hw_exit_power_mw(hw, t->cstates[cs->exit_from].core_power_mw, to_mw);
 }
 
 static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns);
@@ -351,6 +400,8 @@ static void hw_core_update(struct hw_state *hw, int c, sim_time_t now_ns)
         if (revote)
             hw_cluster_revote(hw, c, now_ns);
     }
+    if (st < 0 && cs->cstate >= 0)
+        cs->exit_from = cs->cstate;
     /* Active power depends only on the frequency: cache it per core. */
     if (st < 0 && cs->active_mhz != hw->core_mhz[c]) {
         cs->active_mhz = hw->core_mhz[c];
@@ -376,13 +427,20 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
     int c = hw->m->cpus[cpu].core;
     struct hw_core_state *cs = &hw->core[c];
     hw_thread_account(t, hw->core_mhz[c], now_ns);
+    bool was_c0 = cs->nrun + cs->npoll > 0;
     cs->nawake += (mode != HW_THREAD_IDLE) - (t->mode != HW_THREAD_IDLE);
     cs->nrun += (mode == HW_THREAD_RUN) - (t->mode == HW_THREAD_RUN);
     cs->npoll += (mode == HW_THREAD_POLL) - (t->mode == HW_THREAD_POLL);
     t->mode = mode;
     if (mode == HW_THREAD_IDLE || mode == HW_THREAD_WAKE)
         t->cstate = cstate;
+    bool is_c0 = cs->nrun + cs->npoll > 0;
+    int pkg = hw->m->cores[c].package;
+    hw->pkg[pkg].ncores_c0 += is_c0 - was_c0;
     hw_core_update(hw, c, now_ns);
+    /* A core that starts running ends its package's exit. */
+    if (is_c0 != was_c0)
+        hw_pkg_update(hw, pkg, now_ns);
 }
 
 void hw_core_set_mhz(struct hw_state *hw, int c, uint32_t mhz, sim_time_t now_ns)

@@ -29,8 +29,11 @@
  *                           per core, so it slows the busy thread too (FACTS.md §7).
  * Power of a core: its C-state's when all threads idle; active power at its
  * frequency when a thread runs; a share of it (poll_power_ratio) when the
- * awake threads only spin; its shallowest C-state's while the awake threads
- * are still in their hardware exit (an estimate, see cpu.c). Software on the
+ * awake threads only spin; while the awake threads are still in their
+ * hardware exit, the power of the state being left plus the ramp towards its
+ * shallowest C-state's (exit_ramp_ratio, an estimate, see cpu.c). A package
+ * leaving a package state draws likewise that state's power plus the ramp
+ * towards PC0 until one of its cores runs or polls. Software on the
  * wake-up path (interrupt entry, context switch) runs as RUN: busy and at
  * active power.
  * Energy is integrated exactly at every change of power (piecewise constant),
@@ -71,6 +74,8 @@ struct hw_core_state {
     sim_time_t since_ns;
     sim_time_t cstate_ns[HW_MAX_CSTATES]; /* core residency (turbostat CPU%cN) */
     double power_mw;                  /* current core power */
+    int exit_from;                    /* the C-state it left last (-1: none): what an exit
+                                       * draws (hw_exit_power_mw) */
     uint32_t active_mhz;              /* frequency active_mw was computed for (0: none) */
     double active_mw;                 /* active power at active_mhz */
     /* Its threads by mode, kept by hw_thread_set_mode so that the core's
@@ -83,6 +88,12 @@ struct hw_core_state {
 
 struct hw_pkg_state {
     int pkgstate;                     /* index into machine pkgstates, -1 when active */
+    int exit_from;                    /* package state being left, -1 once a core runs */
+    int ncores_c0;                    /* cores with a thread running or polling */
+    /* The deepest package state the platform allows now (index; npkgstates
+     * - 1 = no limit): a device's latency tolerance or DMA holds the package
+     * shallower whatever its cores do (hw_pkg_set_depth_limit). */
+    int depth_limit;
     sim_time_t since_ns;
     sim_time_t pkgstate_ns[HW_MAX_PKGSTATES];
     double power_mw;                  /* uncore/package power now */
@@ -116,6 +127,7 @@ struct hw_state {
     double **active_mw_by_mhz;
     double smt_corun_factor, smt_poll_factor, ibrs_sibling_factor; /* calibration */
     double poll_power_ratio;  /* calibration: PAUSE-loop core power / active power */
+    double exit_ramp_ratio;   /* calibration: an exit's power, see hw_exit_power_mw */
     double power_mw;                  /* all cores + all packages, mW */
     double core_power_mw;             /* all cores, mW */
     sim_time_t power_since_ns;        /* last change of power */
@@ -134,6 +146,13 @@ void hw_thread_set_mode(struct hw_state *hw, int cpu, enum hw_thread_mode mode, 
 /* Set core's frequency at now_ns (accounting the time at the old one). The
  * caller re-times running work (sched_core_speed_changed). */
 void hw_core_set_mhz(struct hw_state *hw, int core, uint32_t mhz, sim_time_t now_ns);
+/* Hold package pkg no deeper than package state `deepest` (an index into the
+ * machine's pkgstates; npkgstates - 1 or more lifts the limit) from now_ns:
+ * the platform's grant, which device activity (LTR, DMA) limits on Intel
+ * client parts (12th Gen Core datasheet vol. 1, "Package C-States": a
+ * package state is resolved from the cores' requests and "the status of the
+ * platform components"). */
+void hw_pkg_set_depth_limit(struct hw_state *hw, int pkg, int deepest, sim_time_t now_ns);
 /* The package's energy counter at now_ns: mW x ns since time 0. */
 double hw_pkg_energy_mw_ns(const struct hw_state *hw, int package, sim_time_t now_ns);
 /* Busy (C0) cores of the given core type in a package: what that type's

@@ -44,6 +44,13 @@ static const struct hw_calib_desc calib_registry[] = {
       .description = "power of a core whose awake threads all spin in a PAUSE loop (the POLL "
                      "state, KVM or guest halt polling), as a share of its active power at the "
                      "same frequency; 1 = no difference" },
+    /* The power of a C-state exit (hw/cpu.c, hw_exit_power_mw). */
+    { .key = "exit_ramp_ratio", .unit = "ratio", .default_value = 0.5,
+      .min = 0, .max = 1.0,
+      .description = "power of a core or package leaving an idle state, as the share of the "
+                     "way from the state being left to the state it wakes into (the package's "
+                     "PC0, the core's shallowest C-state) it draws over the exit latency; "
+                     "0.5 = a linear ramp (estimate: no source gives an exit's power profile)" },
     { .key = "ibrs_sibling_factor", .unit = "ratio", .default_value = 1.0,
       .min = 0.3, .max = 1.0,
       .description = "speed of a busy thread while its sibling sits in the kernel with "
@@ -887,11 +894,32 @@ static int open_cstate(struct loader *ld, const char *type, const char *name, st
     return 0;
 }
 
+/* A package state's number: "PC3" -> 3, -1 for a name that is not turbostat's
+ * Pkg%pcN form (PC2, PC3, PC6, PC7, PC8, PC9, PC10 on Intel client parts;
+ * tools/power/x86/turbostat). */
+static int pkgstate_number(const char *name)
+{
+    if (strncmp(name, "PC", 2) != 0 || name[2] < '1' || name[2] > '9')
+        return -1;
+    char *end;
+    long n = strtol(name + 2, &end, 10);
+    return *end == '\0' && n >= 1 && n <= 10 ? (int)n : -1;
+}
+
 static int open_pkgstate(struct loader *ld, const char *name, struct diag *d)
 {
     struct hw_machine *m = ld->m;
     if (pkgstate_index(m, name) >= 0)
         return diag_error(d, ld->path, ld->line, "duplicate section %s", ld->label);
+    int num = pkgstate_number(name);
+    if (num < 0)
+        return diag_error(d, ld->path, ld->line,
+                          "package state '%s' is not named as turbostat names them (PC1..PC10)",
+                          name);
+    if (m->npkgstates > 0 && num <= pkgstate_number(m->pkgstates[m->npkgstates - 1].name))
+        return diag_error(d, ld->path, ld->line,
+                          "package states go shallowest first: %s after %s", name,
+                          m->pkgstates[m->npkgstates - 1].name);
     if (m->npkgstates == HW_MAX_PKGSTATES)
         return too_many(ld, HW_MAX_PKGSTATES, d);
     struct hw_pkgstate *p = &m->pkgstates[m->npkgstates];

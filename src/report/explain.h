@@ -34,6 +34,13 @@ struct kvm_vm_config;
 /* The guest timers of a [vm NAME] section (one line). */
 void explain_add_vm(struct explain *x, const struct kvm_vm_config *c);
 void explain_add_itmt(struct explain *x, const struct itmt_explain *e);
+/* The machine's package states; the scenario's [device] sections and the
+ * package-depth limit each holds while active (explain_devices.c). */
+struct hw_machine;
+struct hw_device_config;
+void explain_add_pkgstates(struct explain *x, const struct hw_machine *m);
+void explain_add_devices(struct explain *x, const struct hw_machine *m,
+                         const struct hw_device_config *dev, int n);
 /* The sched domains of t (built for kernel k). */
 void explain_add_topology(struct explain *x, const struct sched_topology *t,
                           const struct kversion *k);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/cpulist.h"
+#include "world_devices.h"
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "kernel/kvm/kvm.h"
@@ -71,6 +72,7 @@ static void job_run(struct pool *p, int j)
     };
     world_init(&w, s->machine, &s->variants[v].kp, &key);
     kvm_create_vms(&w, s->vms, s->nvms);
+    world_devices_create(&w, s->devices, s->ndevices);
     w.report_cpus = s->report_cpus;
     w.report_per_cpu = s->report_per_cpu;
     w.interval_ns = (sim_time_t)s->report_interval_ms * SIM_NS_PER_MS;

@@ -29,6 +29,8 @@
 enum { SEC_SCENARIO, SEC_WORKLOAD, SEC_QUICK, SEC_REPORT, SEC_SWEEP, SEC_MEASURED, SEC_VARIANT0 };
 /* [vm NAME] sections are numbered from here, above any variant's number. */
 #define SEC_VM0 (1 << 20)
+/* [device NAME] sections from here, above any vm's. */
+#define SEC_DEV0 (1 << 21)
 
 struct raw_kv {
     int sec;          /* SEC_* or SEC_VARIANT0 + variant index */
@@ -106,6 +108,25 @@ static int scn_vm_section(struct scn_parse *st, const char *name, int line, stru
     return 0;
 }
 
+/* A [device NAME] header: a platform device with default settings
+ * (hw/device.h); its keys are checked once the machine is loaded. */
+static int scn_device_section(struct scn_parse *st, const char *name, int line, struct diag *d)
+{
+    struct scenario *s = st->s;
+    if (!scn_valid_name(name) || strlen(name) >= HW_DEVICE_NAME_MAX)
+        return diag_error(d, st->path, line,
+                          "device name '%s' must be up to %d letters, digits, '_', '.', '-' or '+'",
+                          name, HW_DEVICE_NAME_MAX - 1);
+    for (int i = 0; i < s->ndevices; i++)
+        if (strcmp(s->devices[i].name, name) == 0)
+            return diag_error(d, st->path, line, "duplicate device '%s' (first at line %d)", name,
+                              s->devices[i].line);
+    s->devices = xreallocarray(s->devices, (size_t)s->ndevices + 1, sizeof *s->devices);
+    hw_device_config_init(&s->devices[s->ndevices], name, line);
+    st->cur_sec = SEC_DEV0 + s->ndevices++;
+    return 0;
+}
+
 static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
 {
     static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report",
@@ -133,8 +154,14 @@ static int scn_on_section(void *ctx, const char *name, int line, struct diag *d)
             return diag_error(d, st->path, line, "[vm] needs a name: [vm NAME]");
         return scn_vm_section(st, vmname, line, d);
     }
+    if (strncmp(name, "device", 6) == 0 && (name[6] == ' ' || name[6] == '\t' || !name[6])) {
+        const char *dname = str_skip_space(name + 6);
+        if (!*dname)
+            return diag_error(d, st->path, line, "[device] needs a name: [device NAME]");
+        return scn_device_section(st, dname, line, d);
+    }
     return diag_error(d, st->path, line,
-                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, measured, variant NAME or vm NAME)",
+                      "unknown section [%s] (expected scenario, workload, quick, report, sweep, measured, variant NAME, vm NAME or device NAME)",
                       name);
 }
 
@@ -617,7 +644,7 @@ static int scn_vms(struct scn_parse *st, struct diag *d)
     char msg[300];
     for (int i = 0; i < st->nkv; i++) {
         const struct raw_kv *kv = &st->kv[i];
-        if (kv->sec < SEC_VM0)
+        if (kv->sec < SEC_VM0 || kv->sec >= SEC_DEV0)
             continue;
         if (scn_no_continuation(kv, st->path, d) != 0)
             return -1;
@@ -630,6 +657,28 @@ static int scn_vms(struct scn_parse *st, struct diag *d)
     for (int i = 0; i < s->nvms; i++)
         if (kvm_vm_config_check(&s->vms[i], s->machine, msg, sizeof msg) != 0)
             return diag_error(d, st->path, s->vms[i].line, "[vm %s]: %s", s->vms[i].name, msg);
+    return 0;
+}
+
+/* Every [device] key against the machine, then each device complete. */
+static int scn_devices(struct scn_parse *st, struct diag *d)
+{
+    struct scenario *s = st->s;
+    char msg[300];
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec < SEC_DEV0)
+            continue;
+        if (scn_no_continuation(kv, st->path, d) != 0)
+            return -1;
+        struct hw_device_config *dev = &s->devices[kv->sec - SEC_DEV0];
+        if (hw_device_config_set(dev, s->machine, kv->key, kv->value, msg, sizeof msg) != 0)
+            return diag_error(d, KV_WHERE(st, kv), "[device %s] %s", dev->name, msg);
+    }
+    for (int i = 0; i < s->ndevices; i++)
+        if (hw_device_config_check(&s->devices[i], msg, sizeof msg) != 0)
+            return diag_error(d, st->path, s->devices[i].line, "[device %s]: %s",
+                              s->devices[i].name, msg);
     return 0;
 }
 
@@ -718,7 +767,7 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
         if (st->kv[i].sec == SEC_SCENARIO && scn_scenario_key(st, &st->kv[i], d) != 0)
             return -1;
     if (scn_check_variant_keys(st, d) != 0 || scn_load_machine(st, opts, d) != 0 ||
-        scn_vms(st, d) != 0 || scn_report(st, d) != 0 || scn_measured(st, d) != 0 ||
+        scn_vms(st, d) != 0 || scn_devices(st, d) != 0 || scn_report(st, d) != 0 || scn_measured(st, d) != 0 ||
         scn_workload(st, d) != 0 || scn_quick(st, d) != 0)
         return -1;
     if (s->nvariants == 0)
@@ -1010,6 +1059,7 @@ void scenario_free(struct scenario *s)
     free(s->variants);
     free(s->measured);
     free(s->vms);
+    free(s->devices);
     free(s->report_cpus);
     free(s->wl_affinity);
     free(s->description);

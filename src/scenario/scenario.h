@@ -6,6 +6,7 @@
  *   [variant X]  kernel, patches, cmdline, sysfs, config (one section each),
  *                and workload.KEY: that variant's own value of a workload key
  *   [vm X]       a guest: vcpus, pin, guest_cpuidle, ... (docs/vms.md)
+ *   [device X]   a platform device: cpu, irq_hz, pkg_limit, active_ms (hw/device.h)
  *   [report]     cpus = LIST: also report the per-CPU metrics over these CPUs;
  *                min_effect_CLASS_pct = P: the practical threshold of a class
  *   [sweep]      SECTION.KEY = V1, V2, ...: the grid of `pmlab sweep`
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hw/device.h"
 #include "hw/machine.h"
 #include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
@@ -65,6 +67,8 @@ struct scenario {
     int nvariants;
     struct kvm_vm_config *vms;  /* [vm NAME] sections, in file order */
     int nvms;
+    struct hw_device_config *devices; /* [device NAME] sections, in file order */
+    int ndevices;
     bool *report_cpus;          /* [machine->ncpus]: [report] cpus; NULL when not set */
     struct rpt_min_effect min_effect; /* [report] min_effect_CLASS_pct (results.h) */
     bool report_per_cpu;        /* --per-cpu: the per_cpu and per_type.* series */

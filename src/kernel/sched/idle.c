@@ -750,6 +750,13 @@ static void idle_timer_fired(struct sim_event *ev, void *arg)
     wchain_irq(w, cpu);
 }
 
+void idle_device_interrupt(struct world *w, int cpu)
+{
+    w->idle.cpu[cpu].nr_device_irqs++;
+    idle_bg_irq(w, cpu, IDLE_WAKE_DEVICE);
+    wchain_irq(w, cpu);
+}
+
 /* A device interrupt: like a timer's, except that nothing told the governor
  * it was coming (it is in no sleep length). */
 static void idle_device_fired(struct sim_event *ev, void *arg)
@@ -757,10 +764,8 @@ static void idle_device_fired(struct sim_event *ev, void *arg)
     struct world *w = arg;
     struct idle_cpu *ic = container_of(ev, struct idle_cpu, device_ev);
     int cpu = (int)(ic - w->idle.cpu);
-    ic->nr_device_irqs++;
     idle_device_arm(w, cpu);
-    idle_bg_irq(w, cpu, IDLE_WAKE_DEVICE);
-    wchain_irq(w, cpu);
+    idle_device_interrupt(w, cpu);
 }
 
 static void idle_poll_limit(struct sim_event *ev, void *arg)

@@ -185,6 +185,9 @@ void idle_set_guest_timer(struct world *w, int cpu, sim_time_t when_ns);
  * timers from the system's stream, device interrupts from the workload's
  * (common to every variant). */
 void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device_hz);
+/* One device interrupt on cpu now (a [device] section's, world_devices.c):
+ * counted as the idle workload's are, and waking cpu if it idles. */
+void idle_device_interrupt(struct world *w, int cpu);
 /* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
 void idle_task_runs(struct world *w, int cpu);
 
