@@ -66,7 +66,9 @@ static void import_usage(void)
            "rates, and its [measured] section holds turbostat's means, the cpuidle\n"
            "above/below shares, idle entries per CPU per second, each state's share of\n"
            "them and the IPI rates under pmlab's metric names (pmlab run prints each beside\n"
-           "its prediction). With console=ttyUSB* on the host's command line, the busiest\n"
+           "its prediction). The machine's [calibration] bg_msgs_per_irq (the wake-up\n"
+           "chains' mean length) is the host's idle entries over its interrupts, minus one.\n"
+           "With console=ttyUSB* on the host's command line, the busiest\n"
            "xhci_hcd interrupt line becomes a [device xhci_hcd] section (its interrupts;\n"
            "no package-depth limit is inferred: see the file). Missing files are listed as\n"
            "warnings (exit\n"
@@ -387,6 +389,42 @@ static void import_firmware(FILE *f, const struct imp_host *h, const struct hw_m
     free(drv);
 }
 
+/* [calibration]: the wake-up chains' length from the host's inputs. Each
+ * interrupt (LOC and the numbered lines) ends one idle period; the entries
+ * beyond those come from the hand-offs it sets going, so the mean chain is
+ * entries / interrupts - 1 (kernel/irq/wakeup_chain.h). Inputs only: the
+ * cpuidle usage counters and /proc/interrupts, never above/below shares,
+ * residencies or power. */
+static void import_calibration(FILE *f, const struct imp_host *h)
+{
+    struct imp_idle_counts c;
+    struct imp_irq_rates r;
+    const char *how;
+    double seconds = imp_snapshot_seconds(h, &how);
+    if (seconds <= 0 || imp_idle_counts(h, &c) != 0)
+        return;
+    if (imp_irq_rates(h, &r) != 0)
+        return;
+    double usage = 0, irq_hz = 0;
+    for (int s = 0; s < c.nstates; s++)
+        usage += c.sum[s][IMP_IDLE_USAGE];
+    for (int cpu = 0; cpu < h->ncpus; cpu++)
+        irq_hz += r.loc_hz[cpu] + r.device_hz[cpu];
+    imp_irq_rates_free(&r);
+    double entries_hz = usage / h->ncpus / seconds;
+    irq_hz /= h->ncpus;
+    if (entries_hz <= 0 || irq_hz <= 0)
+        return;
+    double msgs = entries_hz / irq_hz - 1;
+    if (msgs < 0)
+        msgs = 0;
+    fprintf(f, "\n[calibration]\n"
+               "; wake-up chains: %.2f idle entries per CPU per second (sys-cpuidle usage\n"
+               "; growth over %.0f s, %s) over %.2f interrupts (interrupts.raw.txt: LOC and\n"
+               "; the numbered lines), minus each interrupt's own entry\n"
+               "bg_msgs_per_irq = %.2f\n", entries_hz, seconds, how, irq_hz, msgs);
+}
+
 /* turbostat's summary rows (CPU column "-"): the mean of each column named
  * *%*, *MHz or *Watt over the intervals, as one comment line. */
 static void import_turbostat(FILE *f, const struct imp_host *h)
@@ -524,6 +562,7 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
         import_core_type(f, h, &t, ti, near);
     imp_write_pkgstates(f, h, near);
     import_firmware(f, h, near, model_known);
+    import_calibration(f, h);
 }
 
 /* "6.11.4-301.fc41.x86_64" -> "6.11". */

@@ -151,6 +151,11 @@ H=tests/data/hosts
     grep -qx 'idle_entries_per_s = 28.84' "$T/scenarios/rpl0.ini" || fail "rpl0: idle_entries_per_s"
     grep -qx 'usage_pct.C1E = 43.88' "$T/scenarios/rpl0.ini" || fail "rpl0: usage_pct.C1E"
     echo "ok - import: idle entries per CPU per second and usage shares in [measured]"
+    # The wake-up chains' mean from the inputs: entries / interrupts - 1
+    # (adl0: 43.10 / 12.70, rpl0: 28.84 / 8.97).
+    grep -qx 'bg_msgs_per_irq = 2.39' "$T/machines/adl0.ini" || fail "adl0: bg_msgs_per_irq: $(grep bg_msgs "$T/machines/adl0.ini")"
+    grep -qx 'bg_msgs_per_irq = 2.22' "$T/machines/rpl0.ini" || fail "rpl0: bg_msgs_per_irq: $(grep bg_msgs "$T/machines/rpl0.ini")"
+    echo "ok - import: bg_msgs_per_irq from the host's idle entries and interrupts"
     # The run sets every [measured] value beside pmlab's: table, JSON, HTML.
     "$P" run "$S0" --quick --quiet --report "$T/rep" >"$T/tab" 2>"$T/e" || fail "run adl0: $(cat "$T/e")"
     grep -q '^measured on the host beside pmlab' "$T/tab" || fail "table: no measured block"
