@@ -263,6 +263,22 @@ static bool sched_can_preempt(const struct world *w, int cpu)
            !curr->preempt_on_wake && sim_event_pending(&curr->done_ev);
 }
 
+/* cpu's running task stops running: its work so far banked, its segment's
+ * end cancelled, its run time counted; cpu has no current task. */
+static struct task *sched_take_curr(struct world *w, int cpu)
+{
+    struct task *t = w->sched.cpu[cpu].curr;
+    sim_time_t now = w->q.now_ns;
+    t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
+    if (t->work_ns < 0)
+        t->work_ns = 0;
+    sim_event_cancel(&w->q, &t->done_ev);
+    t->sum_exec_ns += now - t->exec_start_ns;
+    t->exec_start_ns = now;
+    sched_set_curr(w, cpu, NULL);
+    return t;
+}
+
 /* wakeup_preempt_fair for a short thread woken onto a busy CPU (see
  * task.preempt_on_wake): the running task is put back at the head of the
  * queue, its work so far banked, and t runs at once; when t sleeps the
@@ -270,15 +286,7 @@ static bool sched_can_preempt(const struct world *w, int cpu)
 static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
-    struct task *p = c->curr;
-    sim_time_t now = w->q.now_ns;
-    p->work_ns -= (double)(now - p->seg_start_ns) * p->speed;
-    if (p->work_ns < 0)
-        p->work_ns = 0;
-    sim_event_cancel(&w->q, &p->done_ev);
-    p->sum_exec_ns += now - p->exec_start_ns;
-    p->exec_start_ns = now;
-    sched_set_curr(w, cpu, NULL);
+    struct task *p = sched_take_curr(w, cpu);
     task_avg_sync(w, p, TASK_AVG_QUEUED);
     p->next = c->head;
     c->head = p;
@@ -383,16 +391,7 @@ static void sched_pick_next(struct world *w, int cpu)
  * to the caller (it must pick its next task). */
 static struct task *sched_detach_running(struct world *w, int cpu)
 {
-    struct sched_cpu *c = &w->sched.cpu[cpu];
-    struct task *t = c->curr;
-    sim_time_t now = w->q.now_ns;
-    t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
-    if (t->work_ns < 0)
-        t->work_ns = 0;
-    sim_event_cancel(&w->q, &t->done_ev);
-    t->sum_exec_ns += now - t->exec_start_ns;
-    t->exec_start_ns = now;
-    sched_set_curr(w, cpu, NULL);
+    struct task *t = sched_take_curr(w, cpu);
     t->prev_cpu = cpu;
     t->cpu = -1;
     task_avg_sync(w, t, TASK_AVG_QUEUED);
