@@ -39,7 +39,6 @@ struct world;
 
 struct wchain_thread {
     struct task task;
-    int msgs_left;                  /* messages still to send in this chain */
     struct wchain_thread *peer;     /* the thread it exchanges them with */
     bool awake;                     /* woken and not yet asleep again */
 };

@@ -5,10 +5,11 @@
  * driver's entry method deciding IRQ state and IBRS handling (FACTS.md §1-2,
  * FACTS-2.md §1).
  *
- * Departures: the only timers are the tick, one housekeeping timer stream per
- * CPU and a workload's own hrtimers; the only interrupts besides them, IPIs
- * and a workload's device interrupts; the SPEC_CTRL write before MWAIT is not charged (it is off the
- * wakeup's critical path); a tick on a polling CPU (idle=poll) costs nothing;
+ * Departures: the only timers are the tick, one housekeeping timer stream
+ * and one deferrable timer per CPU, a workload's own hrtimers and a halted
+ * vCPU's guest timer; the only interrupts besides them, task wake-up IPIs
+ * and device interrupts (a busy CPU's handlers cost nothing); the SPEC_CTRL
+ * write before MWAIT is not charged (it is off the wakeup's critical path); a tick on a polling CPU (idle=poll) costs nothing;
  * s2idle and TIMER_STOP broadcast are not modelled. */
 #include "kernel/sched/idle.h"
 
@@ -589,8 +590,6 @@ void idle_task_runs(struct world *w, int cpu)
     w->idle.cpu[cpu].tick_stopped = false;
 }
 
-static void idle_timer_arm(struct world *w, int cpu);
-
 /* The tick's interrupt on cpu runs the hrtimer queue and the timer wheel's
  * softirq (kernel/time/hrtimer.c __hrtimer_run_queues, timer.c
  * run_timer_softirq): a housekeeping timer whose soft expiry has passed
@@ -644,8 +643,10 @@ static void idle_timer_arm(struct world *w, int cpu)
     sim_time_t now = w->q.now_ns;
     /* The requested expiries are the Poisson stream; rounding only delays
      * each one, so the stream keeps its rate. */
+    /* A stream faster than its timers can fire (gaps under the wheel's
+     * granularity) falls behind: it starts afresh, with no backlog. */
     if (ic->hk_req_ns < now - (sim_time_t)(4 * ic->timer_mean_ns))
-        ic->hk_req_ns = now;   /* after a long pause (a rate change): start afresh */
+        ic->hk_req_ns = now;
     ic->hk_req_ns += 1 + (sim_time_t)sim_rng_exp(r, ic->timer_mean_ns);
     sim_time_t gap = ic->hk_req_ns > now ? ic->hk_req_ns - now : 0;
     /* A share of 0 or 1 draws nothing: the gaps stay those of one stream. */
@@ -796,6 +797,23 @@ void idle_measure_reset(struct world *w, sim_time_t now_ns)
 _Static_assert(sizeof "above_pct." - 1 + CPUIDLE_NAME_LEN <= RPT_SCOPED_NAME_MAX,
                "above_pct.<state> does not fit with the cpus. prefix");
 
+/* idle_entries_per_s: cpuidle entries (every state's usage growth) per CPU
+ * per second of sc's CPUs, and usage_pct.<state>: each state's share of
+ * them, as sysfs usage after minus before gives them on a host. */
+static void idle_put_entries(const struct idle_sys *is, const uint64_t *usage, uint64_t all,
+                             double cpu_s, const struct rpt_cpu_scope *sc,
+                             struct rpt_metric_set *out)
+{
+    rpt_scope_put(out, sc, "idle_entries_per_s", "1/s", RPT_NEUTRAL,
+                  cpu_s > 0 ? (double)all / cpu_s : 0);
+    char key[RPT_NAME_MAX];
+    for (int i = 0; i < is->drv.state_count; i++) {
+        snprintf(key, sizeof key, "usage_pct.%s", is->drv.states[i].name);
+        rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
+                      all ? 100.0 * (double)usage[i] / (double)all : 0);
+    }
+}
+
 /* Per-state residency (share of the time of sc's CPUs), above/below shares
  * per state and overall, from the counters' growth since the measurement
  * start. */
@@ -805,7 +823,7 @@ static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns,
     struct idle_sys *is = &w->idle;
     int n = w->machine->ncpus;
     double cpu_time_ns = (double)(now_ns - is->measure_start_ns) * rpt_scope_ncpus(sc, n);
-    uint64_t all_usage = 0, all_above = 0, all_below = 0;
+    uint64_t all_usage = 0, all_above = 0, all_below = 0, state_usage[CPUIDLE_STATE_MAX];
     char key[RPT_NAME_MAX];
     for (int cpu = 0; cpu < n; cpu++)
         idle_acct_close(is, cpu, now_ns);
@@ -831,6 +849,7 @@ static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns,
         snprintf(key, sizeof key, "below_pct.%s", name);
         rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
                       usage ? 100.0 * (double)below / (double)usage : 0);
+        state_usage[i] = usage;
         all_usage += usage;
         all_above += above;
         all_below += below;
@@ -839,6 +858,8 @@ static void idle_collect_cpuidle(struct world *w, sim_time_t now_ns,
                   all_usage ? 100.0 * (double)all_above / (double)all_usage : 0);
     rpt_scope_put(out, sc, "below_pct", "%", RPT_NEUTRAL,
                   all_usage ? 100.0 * (double)all_below / (double)all_usage : 0);
+    double cpu_s = (double)(now_ns - is->measure_start_ns) / SIM_NS_PER_S * rpt_scope_ncpus(sc, n);
+    idle_put_entries(is, state_usage, all_usage, cpu_s, sc, out);
 }
 
 /* tick_stopped_pct: share of the idle entries of sc's CPUs after which the
@@ -857,39 +878,12 @@ static void idle_collect_tick(const struct world *w, const struct rpt_cpu_scope 
                   entries ? 100.0 * (double)stopped / (double)entries : 0);
 }
 
-/* idle_entries_per_s: cpuidle entries (every state's usage growth) per CPU
- * per second of sc's CPUs, and usage_pct.<state>: each state's share of
- * them, as sysfs usage after minus before gives them on a host. */
-static void idle_collect_entries(const struct world *w, sim_time_t now_ns,
-                                 const struct rpt_cpu_scope *sc, struct rpt_metric_set *out)
-{
-    const struct idle_sys *is = &w->idle;
-    int n = w->machine->ncpus;
-    uint64_t usage[CPUIDLE_STATE_MAX] = { 0 }, all = 0;
-    for (int i = 0; i < is->drv.state_count; i++) {
-        for (int cpu = 0; cpu < n; cpu++)
-            if (rpt_scope_has(sc, cpu))
-                usage[i] += is->dev[cpu].states_usage[i].usage - is->cpu[cpu].base[i].usage;
-        all += usage[i];
-    }
-    double cpu_s = (double)(now_ns - is->measure_start_ns) / SIM_NS_PER_S * rpt_scope_ncpus(sc, n);
-    rpt_scope_put(out, sc, "idle_entries_per_s", "1/s", RPT_NEUTRAL,
-                  cpu_s > 0 ? (double)all / cpu_s : 0);
-    char key[RPT_NAME_MAX];
-    for (int i = 0; i < is->drv.state_count; i++) {
-        snprintf(key, sizeof key, "usage_pct.%s", is->drv.states[i].name);
-        rpt_scope_put(out, sc, key, "%", RPT_NEUTRAL,
-                      all ? 100.0 * (double)usage[i] / (double)all : 0);
-    }
-}
-
 void idle_collect_metrics(struct world *w, sim_time_t now_ns, const struct rpt_cpu_scope *sc,
                           struct rpt_metric_set *out)
 {
     idle_collect_tick(w, sc, out);
     if (w->idle.mode == IDLE_MODE_CPUIDLE) {
         idle_collect_cpuidle(w, now_ns, sc, out);
-        idle_collect_entries(w, now_ns, sc, out);
         return;
     }
     /* No cpuidle states: what the hardware threads did. */

@@ -13,10 +13,15 @@
  * housekeeping timer, a device interrupt, and the POLL state's time limit.
  * The tick is modelled only where it matters: on idle CPUs whose tick is
  * running (busy CPUs' ticks cost nothing here). Housekeeping timers (the
- * kernel's and daemons' hrtimers and timer-wheel timers) fire on every CPU at
- * random intervals with the mean measured on a real idle machine, or at the
- * rates a workload sets (idle_set_irq_rates); the next one is the next timer
- * of the sleep length the governor is told (tick_nohz_get_sleep_length).
+ * kernel's timer-wheel timers, rounded as the wheel rounds them, and
+ * daemons' hrtimers with slack, which a tick may expire early) fire on every
+ * CPU at random intervals with the mean measured on a real idle machine, or
+ * at the rates a workload sets (idle_set_irq_rates); the next one is the
+ * next timer of the sleep length the governor is told
+ * (tick_nohz_get_sleep_length). A deferrable timer per CPU is in no sleep
+ * length and waits for the CPU's next tick or wake-up. Each housekeeping
+ * timer and device interrupt also starts a wake-up chain
+ * (kernel/irq/wakeup_chain.h).
  * Device interrupts (none unless a workload sets a rate) arrive at random
  * too, but no timer announces them: the governor cannot see them coming.
  *

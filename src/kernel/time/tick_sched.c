@@ -1,9 +1,9 @@
 /* tick_sched: the sleep length handed to cpuidle governors, see tick_sched.h.
  * Follows v6.x tick-sched.c [T1]. Departures: RCU, irq_work and pending
  * softirqs never hold the tick (they would shorten the sleep length to one
- * tick), and the timekeeping CPU's max-deferment cap is not applied; every
- * timer of a CPU is one "next timer" (pmlab does not split the timer wheel from
- * hrtimers, so the wheel's tick granularity is not modelled). */
+ * tick), and the timekeeping CPU's max-deferment cap is not applied; the
+ * caller hands in one "next timer", the earliest of the CPU's timer-wheel
+ * (already rounded, kernel/time/timer.h) and hrtimer expiries. */
 #include "kernel/time/tick_sched.h"
 
 int64_t tick_last_jiffy_ns(int64_t now_ns, int64_t tick_period_ns)
