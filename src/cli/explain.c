@@ -172,6 +172,19 @@ static void explain_report(const struct scenario *s, FILE *out)
     free(list);
 }
 
+/* The workload's tasks: their scheduling class and priority. */
+static void explain_workload(const struct scenario *s, FILE *out)
+{
+    struct explain x = { 0 };
+    if (s->wl->explain)
+        s->wl->explain(s->wl_cfg, &x);
+    else
+        explain_add(&x, "workload: %s: every task SCHED_OTHER (fair class, nice 0)", s->wl->name);
+    for (int i = 0; i < x.n; i++)
+        fprintf(out, "%s\n", x.line[i]);
+    explain_free(&x);
+}
+
 /* [vm NAME]: each guest's timers (kernel/kvm/kvm.h). */
 static void explain_vms(const struct scenario *s, FILE *out)
 {
@@ -229,6 +242,7 @@ static int explain_main(int argc, char **argv)
     explain_package(s, stdout);
     explain_report(s, stdout);
     explain_vms(s, stdout);
+    explain_workload(s, stdout);
     struct explain base = { 0 };
     cli_explain_collect(s, 0, &base);
     for (int v = 0; v < s->nvariants; v++) {

@@ -17,9 +17,10 @@
  * kernel's wake-up path (sched_wake_task), and what that costs is the
  * machine's: the idle state's hardware exit latency, the interrupt and the
  * switch to the task (wake_irq_ns, wake_switch_ns) and the caches the state
- * lost (sched/idle.c, core.c). A thread whose CPU is running another thread
- * at expiry waits for it: pmlab's scheduler has no SCHED_FIFO priorities
- * or preemption, so `priority` (-p) is recorded, not modelled.
+ * lost (sched/idle.c, core.c). With `priority` (-p) the threads are
+ * SCHED_FIFO at that priority (kernel/sched/rt.c): a thread woken onto a
+ * CPU running a fair task preempts it at once; without it (0, cyclictest
+ * without -p) they are SCHED_OTHER and wait for the running task's segment.
  *
  * wult's view: each sample is filed under the idle state the CPU had
  * requested when the timer fired (wult's ReqCState: the cpuidle state the
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/explain.h"
 #include "sim/hist.h"
 #include "util/container.h"
 #include "util/xalloc.h"
@@ -53,7 +55,7 @@ struct ct_config {
     double distance_us;     /* -d: interval increment per thread, us */
     int64_t threads;        /* -t: threads; 0 = one per CPU of the affinity (-S) */
     int64_t pin;            /* -a: 1 binds thread i to one CPU, 0 lets the kernel place it */
-    int64_t priority;       /* -p: SCHED_FIFO priority, recorded only */
+    int64_t priority;       /* -p: SCHED_FIFO priority, 0 = SCHED_OTHER (no -p) */
     int64_t relative;       /* -r: 1 relative timers (next = wake-up + interval) */
     double hist_max_us;     /* -h: histogram range, us (1 us buckets) */
     double warmup_ms;       /* discarded start, ms */
@@ -70,8 +72,9 @@ static const struct wl_param ct_params[] = {
     { "pin", WL_PARAM_INT, offsetof(struct ct_config, pin), 0, 1, "1",
       "1: thread i bound to the i-th CPU of the affinity, round robin (cyclictest -a); "
       "0: placed by the kernel" },
-    { "priority", WL_PARAM_INT, offsetof(struct ct_config, priority), 0, 99, "99",
-      "SCHED_FIFO priority (cyclictest -p): recorded, not modelled (no RT class)" },
+    { "priority", WL_PARAM_INT, offsetof(struct ct_config, priority), 0, 99, "0",
+      "SCHED_FIFO priority 1-99 of the threads (cyclictest -p); 0 = SCHED_OTHER, as "
+      "cyclictest without -p" },
     { "relative", WL_PARAM_INT, offsetof(struct ct_config, relative), 0, 1, "0",
       "1: relative timers, the next expiry an interval after the wake-up (cyclictest -r)" },
     { "hist_max_us", WL_PARAM_DOUBLE, offsetof(struct ct_config, hist_max_us), 1, 100000, "200",
@@ -222,6 +225,8 @@ static void ct_start_threads(struct ct_run *run)
         th->interval_ns = (sim_time_t)((run->cfg->interval_us + i * run->cfg->distance_us) * 1000.0);
         sim_event_init(&th->timer_ev, ct_timer_fired);
         task_init(&th->task, ct_thread_ran, WL_LAUNCH_CPU);
+        if (run->cfg->priority > 0)
+            task_set_scheduler(&th->task, SCHED_POLICY_FIFO, (int)run->cfg->priority);
         if (run->cfg->pin)
             task_set_affinity(&th->task, cpus[i % ncpus]);
         else
@@ -319,6 +324,16 @@ static int ct_run_point(struct world *w, const void *cfgp, int load_point,
     return 0;
 }
 
+static void ct_explain(const void *cfg_, struct explain *x)
+{
+    const struct ct_config *cfg = cfg_;
+    if (cfg->priority > 0)
+        explain_add(x, "workload: measuring threads SCHED_FIFO priority %lld (RT class, cyclictest -p %lld)",
+                    (long long)cfg->priority, (long long)cfg->priority);
+    else
+        explain_add(x, "workload: measuring threads SCHED_OTHER (fair class, nice 0; cyclictest without -p)");
+}
+
 const struct wl_ops wl_cyclictest_ops = {
     .name = "cyclictest",
     .desc = "periodic timers on chosen CPUs: wake-up latency, histogram, split by C-state (wult)",
@@ -326,4 +341,5 @@ const struct wl_ops wl_cyclictest_ops = {
     .params = ct_params,
     .config_size = sizeof(struct ct_config),
     .run = ct_run_point,
+    .explain = ct_explain,
 };

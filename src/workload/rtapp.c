@@ -28,9 +28,11 @@
  *    condition variable's is; yield: the thread goes behind the others
  *    queued on its CPU.
  * Timers are per thread (as with rt-app's "unique" refs: a ref shared by
- * several instances in rt-app is separate here). Policies and priorities are
- * recorded; pmlab runs every thread as SCHED_OTHER (no RT class, no
- * preemption), which the docs say.
+ * several instances in rt-app is separate here). SCHED_FIFO and SCHED_RR
+ * threads run in the RT class (kernel/sched/rt.c) at their priority, rt-app's
+ * default 10 when none is given; SCHED_OTHER, SCHED_IDLE and SCHED_DEADLINE
+ * run as fair tasks at nice 0 (pmlab has no nice levels and no deadline
+ * class; the parser warns about the last two).
  *
  * Metrics, as rt-app's log reports them, per task (task.NAME.*) and over all
  * tasks (the timer ones for tasks with a timer event): wu_lat (activation latency, timer expiry to the thread running:
@@ -46,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/explain.h"
 #include "sim/hist.h"
 #include "util/container.h"
 #include "util/xalloc.h"
@@ -518,6 +521,18 @@ static void rt_count_barrier_users(struct rt_run *run)
     }
 }
 
+
+/* sched_setscheduler as rt-app calls it for the task's policy and priority:
+ * an RT policy without a priority gets rt-app's default, 10. */
+static void rt_apply_policy(struct task *t, const struct rtapp_task *def)
+{
+    enum sched_policy pol = SCHED_POLICY_NORMAL;
+    if (strcmp(def->policy, "SCHED_FIFO") == 0)
+        pol = SCHED_POLICY_FIFO;
+    else if (strcmp(def->policy, "SCHED_RR") == 0)
+        pol = SCHED_POLICY_RR;
+    task_set_scheduler(t, pol, def->priority > 0 ? (int)def->priority : RTAPP_RT_DEFAULT_PRIO);
+}
 static void rt_start_threads(struct rt_run *run)
 {
     struct world *w = run->w;
@@ -543,6 +558,7 @@ static void rt_start_threads(struct rt_run *run)
             sim_event_init(&th->wake_ev, rt_wake_fired);
             sim_event_init(&th->runtime_ev, rt_runtime_over);
             task_init(&th->task, rt_thread_ran, WL_LAUNCH_CPU);
+            rt_apply_policy(&th->task, th->def);
             th->phase = 0;
             rt_apply_affinity(run, th);  /* the first phase's from the fork on */
             th->entered = false;
@@ -714,6 +730,25 @@ static void rtapp_free_file(void *data)
     rtapp_free(data);
 }
 
+static void rtapp_explain(const void *cfg, struct explain *x)
+{
+    const struct rtapp_prog *p = rt_prog(cfg);
+    for (int i = 0; i < p->ntasks; i++) {
+        const struct rtapp_task *t = &p->task[i];
+        struct task probe;
+        task_init(&probe, NULL, 0);
+        rt_apply_policy(&probe, t);
+        if (task_is_rt(&probe))
+            explain_add(x, "workload: task %s (%lld thread%s): %s priority %d (RT class)", t->name,
+                        (long long)t->instance, t->instance == 1 ? "" : "s", t->policy,
+                        probe.rt_priority);
+        else
+            explain_add(x, "workload: task %s (%lld thread%s): %s%s (fair class, nice 0)", t->name,
+                        (long long)t->instance, t->instance == 1 ? "" : "s", t->policy,
+                        strcmp(t->policy, "SCHED_OTHER") == 0 ? "" : ", run as SCHED_OTHER");
+    }
+}
+
 const struct wl_ops wl_rtapp_ops = {
     .name = "rtapp",
     .desc = "an rt-app JSON use case: tasks, phases, run/sleep/timer events; latency, slack, misses",
@@ -724,4 +759,5 @@ const struct wl_ops wl_rtapp_ops = {
     .run = rtapp_run_point,
     .load_file = rtapp_load_file,
     .free_file = rtapp_free_file,
+    .explain = rtapp_explain,
 };

@@ -54,6 +54,10 @@ struct rtapp_phase {
     int ncpus;
 };
 
+/* rt-app's priority for an RT policy when the task names none. */
+#define RTAPP_RT_DEFAULT_PRIO 10
+#define RTAPP_RT_PRIO_MAX 99        /* sched_get_priority_max(SCHED_FIFO) */
+
 struct rtapp_task {
     char *name;            /* the key in "tasks" */
     char *metric_name;     /* name in metric names (the key, or taskN) */
@@ -62,8 +66,8 @@ struct rtapp_task {
     int64_t loop;          /* runs of the whole phase list, -1: forever */
     int *cpus;             /* affinity, NULL: every CPU (or [workload] affinity) */
     int ncpus;
-    char *policy;          /* recorded: pmlab runs every thread as SCHED_OTHER */
-    int64_t priority;
+    char *policy;          /* SCHED_FIFO and SCHED_RR run in the RT class, the rest fair */
+    int64_t priority;      /* RT priority 1..99 (0: rt-app's default, RTAPP_RT_DEFAULT_PRIO) */
     struct rtapp_phase *ph;
     int nph;
 };

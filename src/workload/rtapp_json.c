@@ -6,6 +6,7 @@
  * where one is a prefix of another ("runtime" before "run"). Objects keep
  * file order (jansson keeps insertion order), which is the event order. */
 #include <ctype.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -352,6 +353,20 @@ static int rp_phases(struct rtapp_parse *st, struct rtapp_task *t, const json_t 
     return rc;
 }
 
+/* The task's policy and priority as sched_setscheduler would take them: an
+ * RT priority is 1..99 (0: rt-app's default); the policies pmlab runs as fair
+ * tasks are said. */
+static int rp_check_policy(struct rtapp_parse *st, const struct rtapp_task *t, const char *where)
+{
+    bool rt = strcmp(t->policy, "SCHED_FIFO") == 0 || strcmp(t->policy, "SCHED_RR") == 0;
+    if (rt && (t->priority < 0 || t->priority > RTAPP_RT_PRIO_MAX))
+        return rp_error(st, where, "priority %" PRId64 " out of range for %s (1..99)",
+                        t->priority, t->policy);
+    if (strcmp(t->policy, "SCHED_IDLE") == 0 || strcmp(t->policy, "SCHED_DEADLINE") == 0)
+        rp_warn(st, where, "SCHED_IDLE and SCHED_DEADLINE run as SCHED_OTHER in pmlab");
+    return 0;
+}
+
 static int rp_task(struct rtapp_parse *st, struct rtapp_task *t, const json_t *obj)
 {
     char *where = xasprintf("tasks.%s", t->name);
@@ -389,6 +404,8 @@ static int rp_task(struct rtapp_parse *st, struct rtapp_task *t, const json_t *o
     if (phases && rp_phases(st, t, phases, where) != 0)
         goto out;
     if (!phases && rp_phase(st, t, obj, where, true) != 0)
+        goto out;
+    if (rp_check_policy(st, t, where) != 0)
         goto out;
     rc = 0;
 out:

@@ -67,6 +67,8 @@ struct wl_param {
     const char *desc;
 };
 
+struct explain;
+
 struct wl_ops {
     const char *name;        /* `type = NAME` */
     const char *desc;
@@ -106,6 +108,9 @@ struct wl_ops {
     /* It runs inside the scenario's first [vm]: loading a scenario without
      * one is an error at its `type` line, not a failure of every job. */
     bool needs_vm;
+    /* `pmlab explain`: the scheduling class and priority of its tasks, one
+     * "workload: ..." line each (NULL: every task is SCHED_OTHER). */
+    void (*explain)(const void *cfg, struct explain *x);
 };
 
 /* A steady-state workload's warm-up check (sim/steady.h) into out, as the

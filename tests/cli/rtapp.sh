@@ -45,6 +45,22 @@ printf '{ "tasks": { "a": { "run": 100, "sleep": 1000, "colour": "red" } } }\n' 
 grep -q "tasks.a.colour: unknown key, ignored" "$T/err" || fail "no warning for an unknown key"
 ok "unknown key warned about and ignored"
 
+printf '{ "tasks": { "rt": { "policy": "SCHED_FIFO", "priority": 50, "run": 100, "timer": { "ref": "t1", "period": 1000 } },\n  "rr": { "policy": "SCHED_RR", "run": 100, "timer": { "ref": "t2", "period": 1000 } } } }\n' >"$T/u.json"
+"$P" run "$T/s.ini" --quiet >/dev/null 2>"$T/err" || fail "SCHED_FIFO use case: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "SCHED_FIFO must not warn: $(cat "$T/err")"
+"$P" explain "$T/s.ini" >"$T/out" 2>&1 || fail "explain of an RT use case"
+grep -q "workload: task rt (1 thread): SCHED_FIFO priority 50 (RT class)" "$T/out" \
+    && grep -q "workload: task rr (1 thread): SCHED_RR priority 10 (RT class)" "$T/out" \
+    || fail "explain does not show the RT class: $(grep workload "$T/out")"
+ok "SCHED_FIFO and SCHED_RR run in the RT class, without a warning; explain shows class and priority"
+
+printf '{ "tasks": { "rt": { "policy": "SCHED_FIFO", "priority": 120, "run": 100, "sleep": 900 } } }\n' >"$T/u.json"
+status "$P" run "$T/s.ini" --quiet
+[ $rc -eq 2 ] && grep -q "tasks.rt: priority 120 out of range for SCHED_FIFO (1..99)" "$T/err" \
+    || fail "RT priority out of range: $rc $(cat "$T/err")"
+ok "an RT priority outside 1..99: exit 2 naming the task"
+printf '{ "tasks": { "a": { "run": 100, "sleep": 1000 } } }\n' >"$T/u.json"
+
 sed -i '/^duration_ms/d' "$T/s.ini"
 status "$P" run "$T/s.ini" --quiet
 [ $rc -eq 2 ] || fail "no duration: exit status not 2"

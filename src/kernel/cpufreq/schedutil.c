@@ -14,7 +14,8 @@
  *
  * Every policy is single-CPU here, as intel_pstate and acpi-cpufreq make
  * them, so this is sugov_update_single. Left out: the IO-wait boost (pmlab's
- * tasks do not sleep on IO as such), uclamp, RT/DL/IRQ utilisation, and the
+ * tasks do not sleep on IO as such), uclamp, DL/IRQ utilisation (RT asks for
+ * the maximum, as the kernel's does when an RT task is runnable), and the
  * adjust_perf path of HWP passive mode (the request is the target frequency
  * as the min, see intel_pstate.c). */
 #include <stdint.h>
@@ -61,7 +62,10 @@ static void sugov_update_single(struct world *w, struct cpufreq_policy *p)
     if (!sugov_should_update_freq(sg, now))
         return;
     bool busy = !sg->need_freq_update && sugov_cpu_is_busy(sg, pc);
-    uint32_t next = sugov_get_next_freq(p, (double)pc->avg.util_avg);
+    /* effective_cpu_util: a runnable RT task asks for the maximum (without
+     * uclamp; with it, RT's default uclamp_min of 1024 does the same). */
+    double util = sched_rt_runnable(w, p->cpu) ? PELT_SCALE : (double)pc->avg.util_avg;
+    uint32_t next = sugov_get_next_freq(p, util);
     if (busy && next < sg->next_freq_khz)
         next = sg->next_freq_khz;
     if (next == sg->next_freq_khz && !sg->need_freq_update)

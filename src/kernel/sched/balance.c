@@ -585,6 +585,8 @@ static bool task_hot(const struct lb_env *env, const struct world *w, const stru
 
 static bool can_migrate_task(struct lb_env *env, const struct world *w, const struct task *p)
 {
+    if (task_is_rt(p))
+        return false;   /* detach_tasks walks the cfs_tasks list only */
     if (!task_allowed_on(p, env->dst_cpu)) {
         env->flags |= LBF_SOME_PINNED;
         return false;
@@ -667,7 +669,7 @@ static bool need_active_balance(const struct lb_env *env, const struct world *w)
 static bool running_movable(const struct world *w, int src)
 {
     const struct sched_cpu *c = &w->sched.cpu[src];
-    return c->curr && !c->waking && !c->in_done && !c->curr->polling;
+    return c->curr && !c->waking && !c->in_done && !c->curr->polling && !task_is_rt(c->curr);
 }
 
 /* The cpu stopper's active_load_balance_cpu_stop, without its delay: a
@@ -677,7 +679,7 @@ static bool active_balance(struct lb_env *env, struct world *w)
     int src = env->src_cpu, dst = env->dst_cpu;
     struct task *prev = NULL;
     for (struct task *p = w->sched.cpu[src].head; p; prev = p, p = p->next) {
-        if (task_allowed_on(p, dst)) {
+        if (!task_is_rt(p) && task_allowed_on(p, dst)) {
             sched_move_queued(w, src, prev, p, dst);
             return true;
         }
@@ -879,7 +881,7 @@ static void update_misfit_status(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->misfit_task_load = 0;
-    if (!w->sched.topo.asym_cpucapacity || !c->curr)
+    if (!w->sched.topo.asym_cpucapacity || !c->curr || task_is_rt(c->curr))
         return;
     struct sched_avg a = task_avg_now(w, c->curr);
     if (!util_fits_cpu(w, a.util_avg, cpu))

@@ -41,6 +41,13 @@ void task_set_cpus_allowed(struct task *t, const bool *mask, int ncpus)
         t->nr_cpus_allowed += mask[cpu];
 }
 
+void task_set_scheduler(struct task *t, enum sched_policy policy, int rt_priority)
+{
+    t->policy = policy;
+    t->rt_priority = policy == SCHED_POLICY_NORMAL ? 0 : rt_priority;
+    t->rr_left_ns = 0;
+}
+
 bool task_allowed_on(const struct task *t, int cpu)
 {
     if (t->pin_cpu >= 0)
@@ -145,6 +152,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
         c->head = t;
     c->tail = t;
     c->nr_queued++;
+    c->nr_rt_queued += task_is_rt(t);
     w->sched.nr_running[cpu]++;
     task_avg_move(w, t, cpu);
     rq_avg_sync(w, cpu);
@@ -161,16 +169,19 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
     if (c->tail == t)
         c->tail = prev;
     c->nr_queued--;
+    c->nr_rt_queued -= task_is_rt(t);
     w->sched.nr_running[cpu]--;
     t->next = NULL;
     rq_avg_sync(w, cpu);
 }
 
+/* pick_next_task: the queued task to run next, by class (rt.c), unlinked. */
 static struct task *sched_dequeue(struct world *w, int cpu)
 {
-    struct task *t = w->sched.cpu[cpu].head;
+    struct task *prev;
+    struct task *t = sched_rt_pick_queued(w, cpu, &prev);
     if (t)
-        sched_unlink(w, cpu, NULL, t);
+        sched_unlink(w, cpu, prev, t);
     return t;
 }
 
@@ -206,7 +217,7 @@ static int select_task_rq(struct world *w, struct task *t, int cpu, bool fork)
         return t->pin_cpu;
     if (t->nr_cpus_allowed == 1)
         return sched_fallback_cpu(w, t, cpu);
-    int dst = select_task_rq_fair(w, t, cpu, fork);
+    int dst = task_is_rt(t) ? select_task_rq_rt(w, t, cpu) : select_task_rq_fair(w, t, cpu, fork);
     return task_allowed_on(t, dst) ? dst : sched_fallback_cpu(w, t, dst);
 }
 
@@ -251,16 +262,22 @@ static void sched_kick(struct world *w, int cpu)
 
 static void sched_start(struct world *w, int cpu, struct task *t);
 
-/* Whether a woken short thread may preempt cpu's running task now: one
- * runs its work (not its done(), not the wake-up path), does not spin
- * (a halt-polling loop sees the new task itself: rq_grew) and is not such
- * a thread itself. */
-static bool sched_can_preempt(const struct world *w, int cpu)
+/* Whether woken t preempts cpu's running task now. The running task must be
+ * running its work (not its done(), not the wake-up path: t is then queued
+ * and picked first) and not spin (a halt-polling loop sees the new task
+ * itself: rq_grew). Then an RT task preempts a fair one or a lower RT
+ * priority (rt.c), and a short fair thread (preempt_on_wake) a fair task
+ * that is not such a thread itself. */
+static bool sched_can_preempt(const struct world *w, int cpu, const struct task *t)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     const struct task *curr = c->curr;
-    return curr && !c->waking && !c->in_done && !c->in_wake_kernel && !curr->polling &&
-           !curr->preempt_on_wake && sim_event_pending(&curr->done_ev);
+    if (!curr || c->waking || c->in_done || c->in_wake_kernel || curr->polling ||
+        !sim_event_pending(&curr->done_ev))
+        return false;
+    if (sched_rt_preempts(w, cpu, t))
+        return true;
+    return t->preempt_on_wake && !task_is_rt(t) && !task_is_rt(curr) && !curr->preempt_on_wake;
 }
 
 /* cpu's running task stops running: its work so far banked, its segment's
@@ -273,17 +290,17 @@ static struct task *sched_take_curr(struct world *w, int cpu)
     if (t->work_ns < 0)
         t->work_ns = 0;
     sim_event_cancel(&w->q, &t->done_ev);
+    sched_rr_stop(w, cpu, t);
     t->sum_exec_ns += now - t->exec_start_ns;
     t->exec_start_ns = now;
     sched_set_curr(w, cpu, NULL);
     return t;
 }
 
-/* wakeup_preempt_fair for a short thread woken onto a busy CPU (see
- * task.preempt_on_wake): the running task is put back at the head of the
- * queue, its work so far banked, and t runs at once; when t sleeps the
- * preempted task resumes. */
-static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
+/* Put cpu's running task back at the head of its queue, its work so far
+ * banked (a preempted RT task keeps its place at the front of its
+ * priority, as enqueue_task_rt with ENQUEUE_HEAD). */
+static void sched_put_prev_head(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     struct task *p = sched_take_curr(w, cpu);
@@ -293,10 +310,38 @@ static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
     if (!c->tail)
         c->tail = p;
     c->nr_queued++;
+    c->nr_rt_queued += task_is_rt(p);
     w->sched.nr_running[cpu]++;
+}
+
+/* t preempts cpu's running task (sched_can_preempt), which resumes when t
+ * sleeps. An RT task runs after the interrupt that woke it (the timer's or
+ * the reschedule IPI) and the switch (wake_irq_ns + wake_switch_ns, as on
+ * an idle CPU's wake-up path), when the pick finds it first; a short fair
+ * thread (preempt_on_wake) runs at once. */
+static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    sched_put_prev_head(w, cpu);
+    if (task_is_rt(t)) {
+        w->sched.nr_rt_preemptions++;
+        sched_enqueue(w, cpu, t);
+        c->in_wake_kernel = true;
+        sim_event_schedule(&w->q, &c->wake_ev,
+                           w->q.now_ns + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
+        return;
+    }
     w->sched.nr_preemptions++;
     task_avg_move(w, t, cpu);
     sched_start(w, cpu, t);
+}
+
+void sched_requeue_curr(struct world *w, int cpu)
+{
+    struct task *p = sched_take_curr(w, cpu);
+    task_avg_sync(w, p, TASK_AVG_QUEUED);
+    sched_enqueue(w, cpu, p);
+    sched_pick_next(w, cpu);
 }
 
 /* Queue t (its averages say queued) on cpu and wake cpu if it idles; a CPU
@@ -305,7 +350,7 @@ static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
 static void sched_activate(struct world *w, struct task *t, int cpu)
 {
     bool was_idle = sched_cpu_idle(w, cpu) && !w->sched.cpu[cpu].waking;
-    if (!was_idle && t->preempt_on_wake && sched_can_preempt(w, cpu)) {
+    if (!was_idle && sched_can_preempt(w, cpu, t)) {
         sched_preempt_curr(w, cpu, t);
         return;
     }
@@ -350,6 +395,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     if (t->exec_start_ns >= 0 && t->prev_cpu != cpu)
         w->sched.nr_migrations++;
     t->exec_start_ns = w->q.now_ns;
+    sched_rr_start(w, cpu, t);
     sched_balance_nohz_exit(w, cpu);
     sched_set_curr(w, cpu, t);
     c->had_task = true;
@@ -451,6 +497,7 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->work_ns = 0;
     t->cpu = -1;
     t->prev_cpu = cpu;
+    sched_rr_stop(w, cpu, t);
     t->sum_exec_ns += w->q.now_ns - t->exec_start_ns;
     t->exec_start_ns = w->q.now_ns;
     task_avg_sync(w, t, TASK_AVG_SLEEPING);
@@ -474,6 +521,7 @@ void sched_init(struct world *w)
     for (int cpu = 0; cpu < s->ncpus; cpu++) {
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
+        sim_event_init(&s->cpu[cpu].rr_ev, sched_rr_slice_end);
         task_init(&s->cpu[cpu].idle_task, NULL, cpu);
         idle_enter(w, cpu);
     }
@@ -483,6 +531,10 @@ void sched_init(struct world *w)
     s->sis_util = kversion_at_least(&w->kp->kernel, SCHED_SIS_UTIL_SINCE);
     s->scan_mask = xcalloc((size_t)s->ncpus, sizeof *s->scan_mask);
     s->llc = xcalloc((size_t)s->ncpus, sizeof *s->llc);
+    s->rt_distribute_prev = xcalloc((size_t)s->ncpus, sizeof *s->rt_distribute_prev);
+    /* RR_TIMESLICE: 100 ms in whole jiffies (100 * HZ / 1000). */
+    int hz = w->idle.hz > 0 ? w->idle.hz : 1000;
+    s->rr_timeslice_ns = (sim_time_t)(100 * hz / 1000) * w->idle.tick_period_ns;
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,
@@ -499,6 +551,7 @@ void sched_destroy(struct world *w)
     free(w->sched.nr_running);
     free(w->sched.rq_clock);
     free(w->sched.scan_mask);
+    free(w->sched.rt_distribute_prev);
     sched_balance_destroy(w);
     itmt_destroy(&w->sched.itmt);
     sched_topology_destroy(&w->sched.topo);

@@ -107,15 +107,17 @@ void rq_avg_sync(struct world *w, int cpu)
     rq_clock_pelt_sync(w, cpu);
     pelt_update_load_avg(&ra->avg, rq_clock_pelt(&w->sched.rq_clock[cpu]), rq_pelt_load(ra),
                          ra->running, 1);
-    int old_nr = ra->nr_running;
-    bool running = c->curr != NULL;
+    /* cfs_rq: the fair tasks only (an RT task's time is rq->avg_rt's). */
+    bool running = c->curr != NULL && !task_is_rt(c->curr);
     if (ra->running && !running)
         pelt_clock_enter_idle(&w->sched.rq_clock[cpu], w->q.now_ns, ra->avg.util_sum);
     ra->running = running;
-    ra->nr_running = (c->curr != NULL) + c->nr_queued;
-    /* add_nr_running / sub_nr_running: every change of nr_running comes here */
-    if (old_nr != ra->nr_running)
-        sched_balance_nr_changed(w, old_nr, ra->nr_running);
+    ra->nr_running = running + c->nr_queued - c->nr_rt_queued;
+    /* add_nr_running / sub_nr_running (every class): every change comes here */
+    int old_nr = ra->nr_total;
+    ra->nr_total = (c->curr != NULL) + c->nr_queued;
+    if (old_nr != ra->nr_total)
+        sched_balance_nr_changed(w, old_nr, ra->nr_total);
 }
 
 /* The CPU whose PELT clock t's averages are on: where they were last

@@ -16,11 +16,13 @@
  *    CPU, with asym packing (ITMT) and misfit moving running tasks;
  *  - a finishing task's done() runs while it is still current (a waker is
  *    current when it wakes);
- *  - FIFO run order on each CPU, run to completion of a work segment; the
- *    running task is told when another is queued behind it (rq_grew), as a
- *    busy-wait loop reading single_task_running() would see;
- * What is dropped: time slices and preemption (EEVDF) except for short
- * threads that ask for it (task.preempt_on_wake), priorities, NUMA
+ *  - the RT class (rt.c): SCHED_FIFO and SCHED_RR tasks run before fair
+ *    ones, preempt them at wake-up and are placed by select_task_rq_rt;
+ *  - FIFO run order of the fair tasks on each CPU, run to completion of a
+ *    work segment; the running task is told when another is queued behind
+ *    it (rq_grew), as a busy-wait loop reading single_task_running() would see;
+ * What is dropped: fair time slices and preemption (EEVDF) except for short
+ * threads that ask for it (task.preempt_on_wake), nice levels, NUMA
  * balancing (balance.c says what of the balancer is dropped), WF_SYNC
  * wakeups, EAS, and the cost
  * of a context switch on a busy CPU (a CPU woken from idle pays its wake-up
@@ -53,6 +55,10 @@ typedef void (*task_rq_grew_fn)(struct world *w, struct task *t);
 
 enum task_avg_state { TASK_AVG_SLEEPING, TASK_AVG_QUEUED, TASK_AVG_RUNNING };
 
+/* The task's policy (include/uapi/linux/sched.h): fair (SCHED_OTHER) or RT. */
+enum sched_policy { SCHED_POLICY_NORMAL, SCHED_POLICY_FIFO, SCHED_POLICY_RR };
+#define SCHED_RT_PRIO_MAX 99        /* MAX_RT_PRIO - 1: the highest rt_priority */
+
 struct task {
     struct sim_event done_ev;   /* completion of the current work segment */
     task_done_fn done;
@@ -65,6 +71,9 @@ struct task {
      * under EEVDF it runs within the current task's slice, taken here as at
      * once). pmlab has no general preemption: only tasks that set this. */
     bool preempt_on_wake;
+    enum sched_policy policy;   /* task_set_scheduler; NORMAL from task_init */
+    int rt_priority;            /* 1..99 for FIFO and RR (higher runs first), else 0 */
+    sim_time_t rr_left_ns;      /* SCHED_RR: what is left of its time slice */
     int cpu;                    /* CPU it is queued or running on, -1 if asleep */
     int prev_cpu;               /* task_cpu(): last CPU it ran on, or was forked on */
     int recent_used_cpu;        /* p->recent_used_cpu (select_idle_sibling) */
@@ -115,6 +124,8 @@ struct sched_cpu {
     sim_time_t idle_stamp_ns;   /* rq->idle_stamp: when it last went idle after a task */
     struct task idle_task;      /* the idle task as a waker (record_wakee from an
                                  * interrupt on an idle CPU) */
+    int nr_rt_queued;           /* RT tasks queued (the pick looks past the fair ones) */
+    struct sim_event rr_ev;     /* end of the running SCHED_RR task's slice (rt.c) */
 };
 
 /* cfs_rq->avg of one CPU (fair.c): util over running time, load over
@@ -125,8 +136,9 @@ struct sched_cpu {
  * the pointer. */
 struct cfs_rq_avg {
     struct sched_avg avg;       /* on sched.rq_clock[cpu]'s time (rq_clock_pelt) */
-    int nr_running;             /* nr_running since avg.last_update_ns */
-    bool running;               /* a task ran since avg.last_update_ns */
+    int nr_running;             /* fair tasks queued or running since avg.last_update_ns */
+    bool running;               /* a fair task ran since avg.last_update_ns */
+    int nr_total;               /* rq->nr_running, every class, as last seen */
 };
 
 /* sd_llc_shared: what the CPUs of one LLC share, by llc id (first CPU). */
@@ -189,6 +201,10 @@ struct sched {
     bool *scan_mask;            /* [ncpus] select_rq_mask: a wake-up scan's CPUs */
     bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
     uint64_t nr_asym_migrations; /* running tasks moved by active balance */
+    uint64_t nr_rt_preemptions; /* running tasks preempted by a higher-priority RT wake-up */
+    int *rt_distribute_prev;    /* [ncpus] per calling CPU: cpumask_any_distribute's
+                                 * last answer (find_lowest_rq, rt.c) */
+    sim_time_t rr_timeslice_ns; /* sched_rr_timeslice: RR_TIMESLICE, 100 ms in jiffies */
 };
 
 void sched_init(struct world *w);
@@ -203,6 +219,13 @@ void task_set_affinity(struct task *t, int cpu);
 /* Restrict t to the CPUs of mask[ncpus] (NULL: every CPU), as taskset -c
  * does; mask is the caller's and must outlive the task. */
 void task_set_cpus_allowed(struct task *t, const bool *mask, int ncpus);
+/* sched_setscheduler: t runs as policy, at rt_priority 1..99 for FIFO and RR
+ * (ignored for NORMAL). Call while t sleeps. */
+void task_set_scheduler(struct task *t, enum sched_policy policy, int rt_priority);
+static inline bool task_is_rt(const struct task *t)
+{
+    return t->policy != SCHED_POLICY_NORMAL;
+}
 /* Whether t's affinity allows cpu. */
 bool task_allowed_on(const struct task *t, int cpu);
 /* try_to_wake_up: give sleeping task t work_ns of work and make it runnable
@@ -238,6 +261,10 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate);
  * wakeups come through sched_wake_task). After the exit latency the CPU runs
  * a queued task or goes idle again. */
 void sched_idle_wakeup(struct world *w, int cpu, enum idle_wake why);
+
+/* rt_rq_is_runnable: an RT task is queued or running on cpu (schedutil then
+ * asks for the maximum frequency). */
+bool sched_rt_runnable(const struct world *w, int cpu);
 
 /* ---- for balance.c ---------------------------------------------------------- */
 
@@ -345,6 +372,32 @@ void sched_balance_verdict(struct world *w, int dst, int level, enum cpu_idle_ty
 enum group_type sched_balance_group_type(const struct world *w, int dst, int level, int group,
                                          enum cpu_idle_type idle);
 sim_time_t sched_balance_interval_ns(const struct world *w, int cpu, int level, bool busy);
+
+/* rt.c: the RT class. prio as the kernel numbers it (p->prio): 0 the highest
+ * RT priority .. 99 the lowest, 120 a fair task. */
+int task_prio(const struct task *t);
+/* select_task_rq_rt: the CPU RT task t should be queued on, waking from
+ * waker_cpu (or forked on it). */
+int select_task_rq_rt(struct world *w, struct task *t, int waker_cpu);
+/* rq->rt.highest_prio.curr of cpu: the best prio of its queued or running RT
+ * tasks, 100 (MAX_RT_PRIO) if none. */
+int sched_rt_highest_prio(const struct world *w, int cpu);
+/* wakeup_preempt for t queued on cpu: whether t should run before cpu's
+ * current task (an RT task over a fair one, a higher RT priority over a
+ * lower). */
+bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t);
+/* The queued task cpu runs next (pick_next_task's class order): the first
+ * queued RT task of the best priority, else the first fair one; *prev is the
+ * task before it in the queue (NULL: the head). */
+struct task *sched_rt_pick_queued(struct world *w, int cpu, struct task **prev);
+/* SCHED_RR: arm (start) or bank and cancel (stop) the running task's slice. */
+void sched_rr_start(struct world *w, int cpu, struct task *t);
+void sched_rr_stop(struct world *w, int cpu, struct task *t);
+void sched_rr_slice_end(struct sim_event *ev, void *arg);
+
+/* core.c, for rt.c: put cpu's running task back at the tail of its queue and
+ * run the next one (requeue_task_rt at the end of an RR slice). */
+void sched_requeue_curr(struct world *w, int cpu);
 
 /* core.c, for balance.c: move queued task t (on src, after prev in its queue,
  * NULL if head) to dst's queue; dst wakes if it idles. */

@@ -1,0 +1,241 @@
+/* The RT class (kernel/sched/rt.c): an RT wake-up preempts a fair task and a
+ * lower RT priority but not a better one, the class order of a CPU's queue,
+ * SCHED_RR's 100 ms slices against SCHED_FIFO's run to completion,
+ * select_task_rq_rt's move to the lowest-priority CPU nearest the previous
+ * one, the balancer leaving RT tasks alone, and schedutil's maximum for a
+ * runnable RT task. skx-2s: cpu0 and cpu56 are SMT siblings, CPUs 0-27 and
+ * 56-83 one package (LLC). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "world_fixture.h"
+
+#define US 1000LL
+#define MS 1000000LL
+
+static void probe_pinned(struct probe *p, int cpu, enum sched_policy policy, int prio)
+{
+    task_init(&p->t, probe_done, cpu);
+    task_set_affinity(&p->t, cpu);
+    task_set_scheduler(&p->t, policy, prio);
+}
+
+/* A fair task runs 10 ms on cpu3; a task woken there at 2 ms with 5 us of
+ * work: as SCHED_FIFO it runs at once and the fair task finishes 5 us (and
+ * the switch) later; as a fair task it waits for the end. */
+static void test_rt_preempts_fair(void **state)
+{
+    (void)state;
+    for (int rt = 0; rt <= 1; rt++) {
+        struct fx *f = fx_new(NULL, NULL);
+        struct probe big = { 0 }, small = { 0 };
+        probe_pinned(&big, 3, SCHED_POLICY_NORMAL, 0);
+        probe_pinned(&small, 3, rt ? SCHED_POLICY_FIFO : SCHED_POLICY_NORMAL, 50);
+        sched_wake_task(&f->w, &big.t, 10.0 * MS, 3);
+        world_run_until(&f->w, 2 * MS);
+        sim_time_t woken = f->w.q.now_ns;
+        sched_wake_task(&f->w, &small.t, 5.0 * US, 3);
+        world_run_until(&f->w, 30 * MS);
+        assert_true(big.done_ns > 0 && small.done_ns > 0);
+        if (rt) {
+            assert_true(small.done_ns - woken < 10 * US);
+            assert_true(small.done_ns < big.done_ns);
+            assert_int_equal(f->w.sched.nr_rt_preemptions, 1);
+        } else {
+            assert_true(small.done_ns > big.done_ns);
+            assert_int_equal(f->w.sched.nr_rt_preemptions, 0);
+        }
+        fx_free(f);
+    }
+}
+
+/* An RT task at priority 50 runs; one woken at 80 preempts it, one at 20
+ * (or 50: same priority, FIFO) waits for it. */
+static void test_rt_priority_order(void **state)
+{
+    (void)state;
+    const int prios[] = { 80, 50, 20 };
+    for (int i = 0; i < 3; i++) {
+        struct fx *f = fx_new(NULL, NULL);
+        struct probe running = { 0 }, woken = { 0 };
+        probe_pinned(&running, 3, SCHED_POLICY_FIFO, 50);
+        probe_pinned(&woken, 3, SCHED_POLICY_FIFO, prios[i]);
+        sched_wake_task(&f->w, &running.t, 1.0 * MS, 3);
+        world_run_until(&f->w, 200 * US);
+        sched_wake_task(&f->w, &woken.t, 5.0 * US, 3);
+        world_run_until(&f->w, 10 * MS);
+        bool preempted = prios[i] > 50;
+        assert_int_equal(woken.done_ns < running.done_ns, preempted);
+        assert_int_equal(f->w.sched.nr_rt_preemptions, preempted);
+        fx_free(f);
+    }
+}
+
+/* A queue holding a fair task first and an RT task behind it runs the RT
+ * one first (pick_next_task's class order): both woken onto an idle CPU in
+ * that order. */
+static void test_rt_picked_before_fair(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(NULL, NULL);
+    struct probe fair = { 0 }, rt = { 0 };
+    probe_pinned(&fair, 5, SCHED_POLICY_NORMAL, 0);
+    probe_pinned(&rt, 5, SCHED_POLICY_FIFO, 10);
+    sched_wake_task(&f->w, &fair.t, 100.0 * US, 5);
+    sched_wake_task(&f->w, &rt.t, 100.0 * US, 5);
+    world_run_until(&f->w, 10 * MS);
+    assert_true(rt.done_ns > 0 && fair.done_ns > 0);
+    assert_true(rt.done_ns < fair.done_ns);
+    fx_free(f);
+}
+
+/* Two tasks of one RT priority on one CPU, 250 ms of work each, A first.
+ * SCHED_FIFO: A runs to completion, then B. SCHED_RR: they take turns of
+ * RR_TIMESLICE (100 ms at HZ 1000: 100 ticks), so A ends after 100 + 100 +
+ * 100 + 100 + 50 ms and B 50 ms later. */
+static void test_rr_slices(void **state)
+{
+    (void)state;
+    for (int rr = 0; rr <= 1; rr++) {
+        struct fx *f = fx_new(NULL, NULL);
+        enum sched_policy pol = rr ? SCHED_POLICY_RR : SCHED_POLICY_FIFO;
+        struct probe a = { 0 }, b = { 0 };
+        probe_pinned(&a, 2, pol, 30);
+        probe_pinned(&b, 2, pol, 30);
+        assert_int_equal(f->w.sched.rr_timeslice_ns, 100 * MS);
+        sched_wake_task(&f->w, &a.t, 250.0 * MS, 2);
+        sched_wake_task(&f->w, &b.t, 250.0 * MS, 2);
+        world_run_until(&f->w, 2000 * MS);
+        sim_time_t a_ms = a.done_ns / MS, b_ms = b.done_ns / MS;
+        if (rr) {
+            assert_int_equal(a_ms, 450);
+            assert_int_equal(b_ms, 500);
+        } else {
+            assert_int_equal(a_ms, 250);
+            assert_int_equal(b_ms, 500);
+        }
+        fx_free(f);
+    }
+}
+
+/* select_task_rq_rt: an RT task whose previous CPU (0) runs a better RT
+ * task moves to the lowest-priority CPUs; cpu56 (cpu0's sibling) runs a
+ * lower RT task, so the task goes to an idle CPU of cpu0's package, not to
+ * 56; with cpu0 running only a fair task it stays on cpu0 and preempts it. */
+static void test_rt_placement(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(NULL, NULL);
+    struct probe hog0 = { 0 }, hog56 = { 0 }, p = { 0 };
+    probe_pinned(&hog0, 0, SCHED_POLICY_FIFO, 90);
+    probe_pinned(&hog56, 56, SCHED_POLICY_FIFO, 10);
+    task_init(&p.t, probe_done, 0);
+    task_set_scheduler(&p.t, SCHED_POLICY_FIFO, 50);
+    sched_wake_task(&f->w, &hog0.t, 50.0 * MS, 0);
+    sched_wake_task(&f->w, &hog56.t, 50.0 * MS, 56);
+    world_run_until(&f->w, 1 * MS);
+    sched_wake_task(&f->w, &p.t, 10.0 * US, 0);
+    world_run_until(&f->w, 2 * MS);
+    assert_true(p.done_ns > 0);
+    assert_int_not_equal(p.ran_on, 0);
+    assert_int_not_equal(p.ran_on, 56);
+    assert_int_equal(f->w.machine->cpus[p.ran_on].package, f->w.machine->cpus[0].package);
+    fx_free(f);
+
+    f = fx_new(NULL, NULL);
+    struct probe fair0 = { 0 }, q = { 0 };
+    probe_pinned(&fair0, 0, SCHED_POLICY_NORMAL, 0);
+    task_init(&q.t, probe_done, 0);
+    task_set_scheduler(&q.t, SCHED_POLICY_FIFO, 50);
+    sched_wake_task(&f->w, &fair0.t, 50.0 * MS, 0);
+    world_run_until(&f->w, 1 * MS);
+    sched_wake_task(&f->w, &q.t, 10.0 * US, 0);
+    world_run_until(&f->w, 2 * MS);
+    assert_int_equal(q.ran_on, 0);
+    assert_int_equal(f->w.sched.nr_rt_preemptions, 1);
+    fx_free(f);
+}
+
+/* The fair balancer leaves a queued RT task where it is: an RT task queued
+ * behind a better RT task on cpu4 (both allowed everywhere, the better one
+ * running) is not pulled by the idle CPUs; it runs on cpu4 after it. The
+ * newly idle and periodic balancers would move a fair task there. */
+static void test_balance_skips_rt(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new(NULL, NULL);
+    struct probe first = { 0 }, second = { 0 };
+    probe_pinned(&first, 4, SCHED_POLICY_FIFO, 60);
+    task_init(&second.t, probe_done, 4);
+    task_set_scheduler(&second.t, SCHED_POLICY_FIFO, 60);
+    sched_wake_task(&f->w, &first.t, 20.0 * MS, 4);
+    world_run_until(&f->w, 100 * US);
+    /* Pinned for its placement only: queued on cpu4 behind the first. */
+    task_set_affinity(&second.t, 4);
+    sched_wake_task(&f->w, &second.t, 1.0 * MS, 4);
+    task_set_affinity(&second.t, -1);
+    world_run_until(&f->w, 100 * MS);
+    assert_int_equal(second.ran_on, 4);
+    assert_true(second.done_ns > first.done_ns);
+    fx_free(f);
+}
+
+/* adl-desktop with intel_pstate passive, whose default governor is schedutil. */
+static struct fx *fx_new_schedutil(void)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load("machines/adl-desktop.ini", &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    fx_quiet_machine(f->m);
+    kparams_init(&f->kp);
+    fx_apply(&f->kp, "intel_pstate=passive", kparams_set_cmdline);
+    struct world_key key = { .seed = 3 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    assert_string_equal(cpufreq_governor_name(&f->w, 7), "schedutil");
+    return f;
+}
+
+/* schedutil asks for the maximum while an RT task runs, though its util is
+ * low (a 50 us task every 10 ms); a fair task of the same shape stays low. */
+static void test_schedutil_rt_max(void **state)
+{
+    (void)state;
+    for (int rt = 0; rt <= 1; rt++) {
+        struct fx *f = fx_new_schedutil();
+        struct probe p = { 0 };
+        probe_pinned(&p, 7, rt ? SCHED_POLICY_FIFO : SCHED_POLICY_NORMAL, 50);
+        uint32_t max_khz = f->w.cpufreq.policy[7].max_khz;
+        uint32_t seen_khz = 0;
+        for (int i = 0; i < 50; i++) {
+            sched_wake_task(&f->w, &p.t, 50.0 * US, 7);
+            world_run_until(&f->w, f->w.q.now_ns + 20 * US);
+            uint32_t cur = f->w.cpufreq.policy[7].cur_khz;
+            seen_khz = cur > seen_khz ? cur : seen_khz;
+            world_run_until(&f->w, f->w.q.now_ns + 10 * MS);
+        }
+        if (rt)
+            assert_int_equal(seen_khz, max_khz);
+        else
+            assert_true(seen_khz < max_khz);
+        fx_free(f);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rt_preempts_fair),
+        cmocka_unit_test(test_rt_priority_order),
+        cmocka_unit_test(test_rt_picked_before_fair),
+        cmocka_unit_test(test_rr_slices),
+        cmocka_unit_test(test_rt_placement),
+        cmocka_unit_test(test_balance_skips_rt),
+        cmocka_unit_test(test_schedutil_rt_max),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
