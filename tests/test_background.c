@@ -210,39 +210,6 @@ static void test_remote_wakeup_ipi_rule(void **state)
     assert_int_equal(ipis_for_remote_wakeup("idle=halt"), 1);
 }
 
-/* A background thread woken onto a busy CPU preempts the running task
- * (wakeup_preempt_fair): it finishes within its own run, and the preempted
- * task resumes and finishes its work that much later; a plain task woken
- * there waits behind it. */
-static void test_short_thread_preempts(void **state)
-{
-    (void)state;
-    for (int preempt = 0; preempt <= 1; preempt++) {
-        struct fx *f = fx_new(NULL, NULL);
-        struct probe big = { 0 }, small = { 0 };
-        task_init(&big.t, probe_done, 3);
-        task_set_affinity(&big.t, 3);
-        task_init(&small.t, probe_done, 3);
-        task_set_affinity(&small.t, 3);
-        small.t.preempt_on_wake = preempt;
-        sched_wake_task(&f->w, &big.t, 10.0 * MS, 3);
-        world_run_until(&f->w, 2 * MS);
-        sim_time_t woken = f->w.q.now_ns;
-        sched_wake_task(&f->w, &small.t, 5.0 * US, 3);
-        world_run_until(&f->w, 30 * MS);
-        assert_true(big.done_ns > 0 && small.done_ns > 0);
-        if (preempt) {
-            assert_true(small.done_ns - woken < 10 * US);
-            assert_true(small.done_ns < big.done_ns);
-            assert_int_equal(f->w.sched.nr_preemptions, 1);
-        } else {
-            assert_true(small.done_ns > big.done_ns);
-            assert_int_equal(f->w.sched.nr_preemptions, 0);
-        }
-        fx_free(f);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,7 +222,6 @@ int main(void)
         cmocka_unit_test(test_wakeup_chain),
         cmocka_unit_test(test_wakeup_chain_off),
         cmocka_unit_test(test_remote_wakeup_ipi_rule),
-        cmocka_unit_test(test_short_thread_preempts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,13 +58,10 @@ void wchain_init(struct world *w)
     wc->run_ns = hw_machine_calib(w->machine, "bg_run_ns");
     wc->nthreads = n;
     wc->thr = xcalloc((size_t)n, sizeof *wc->thr);
-    /* A few microseconds of work after a long sleep: on a busy CPU they
-     * preempt the running task (wakeup_preempt_fair) rather than wait
-     * behind it. */
-    for (int i = 0; i < n; i++) {
+    /* Fair tasks: on a busy CPU the fair class decides whether they preempt
+     * the running task (wakeup_preempt_fair, sched/fair_entity.c). */
+    for (int i = 0; i < n; i++)
         task_init(&wc->thr[i].task, wchain_thread_done, i);
-        wc->thr[i].task.preempt_on_wake = true;
-    }
 }
 
 void wchain_destroy(struct world *w)

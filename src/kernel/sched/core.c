@@ -19,7 +19,7 @@ void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
     *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu, .avg_cpu = -1,
                         .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1,
-                        .exec_start_ns = -1 };
+                        .exec_start_ns = -1, .vrt_stamp_ns = -1, .vrt_cpu = -1 };
     sim_event_init(&t->done_ev, sched_task_done);
 }
 
@@ -156,6 +156,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
     w->sched.nr_running[cpu]++;
     task_avg_move(w, t, cpu);
     rq_avg_sync(w, cpu);
+    fair_tick_arm(w, cpu);
 }
 
 /* Unlink t from cpu's queue; prev is the task before it (NULL: t is the head). */
@@ -175,13 +176,22 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
     rq_avg_sync(w, cpu);
 }
 
-/* pick_next_task: the queued task to run next, by class (rt.c), unlinked. */
+/* pick_next_task: the queued task to run next, by class (an RT one, rt.c,
+ * else the fair pick, fair_entity.c), unlinked. */
 static struct task *sched_dequeue(struct world *w, int cpu)
 {
-    struct task *prev;
-    struct task *t = sched_rt_pick_queued(w, cpu, &prev);
-    if (t)
-        sched_unlink(w, cpu, prev, t);
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct task *prev = NULL;
+    struct task *t = c->nr_rt_queued ? sched_rt_pick_queued(w, cpu, &prev)
+                                     : fair_pick_queued(w, cpu);
+    if (!t)
+        return NULL;
+    if (!c->nr_rt_queued || !task_is_rt(t)) {
+        prev = NULL;
+        for (struct task *p = c->head; p != t; p = p->next)
+            prev = p;
+    }
+    sched_unlink(w, cpu, prev, t);
     return t;
 }
 
@@ -262,22 +272,22 @@ static void sched_kick(struct world *w, int cpu)
 
 static void sched_start(struct world *w, int cpu, struct task *t);
 
-/* Whether woken t preempts cpu's running task now. The running task must be
- * running its work (not its done(), not the wake-up path: t is then queued
- * and picked first) and not spin (a halt-polling loop sees the new task
- * itself: rq_grew). Then an RT task preempts a fair one or a lower RT
- * priority (rt.c), and a short fair thread (preempt_on_wake) a fair task
- * that is not such a thread itself. */
-static bool sched_can_preempt(const struct world *w, int cpu, const struct task *t)
+/* Whether woken t (placed on cpu) preempts cpu's running task now. The
+ * running task must be running its work (not its done(), not the wake-up
+ * path: t is then queued and picked by class) and not spin (a halt-polling
+ * loop sees the new task itself: rq_grew). Then an RT task preempts a fair
+ * one or a lower RT priority (rt.c), and a fair task a fair one as
+ * wakeup_preempt_fair decides (fair_entity.c). */
+static bool sched_can_preempt(struct world *w, int cpu, const struct task *t)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     const struct task *curr = c->curr;
     if (!curr || c->waking || c->in_done || c->in_wake_kernel || curr->polling ||
         !sim_event_pending(&curr->done_ev))
         return false;
-    if (sched_rt_preempts(w, cpu, t))
-        return true;
-    return t->preempt_on_wake && !task_is_rt(t) && !task_is_rt(curr) && !curr->preempt_on_wake;
+    if (task_is_rt(curr) || task_is_rt(t))
+        return sched_rt_preempts(w, cpu, t);
+    return fair_wakeup_preempt(w, cpu, t);
 }
 
 /* cpu's running task stops running: its work so far banked, its segment's
@@ -286,6 +296,8 @@ static struct task *sched_take_curr(struct world *w, int cpu)
 {
     struct task *t = w->sched.cpu[cpu].curr;
     sim_time_t now = w->q.now_ns;
+    fair_update_curr(w, cpu);
+    t->vrt_stamp_ns = -1;
     t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
     if (t->work_ns < 0)
         t->work_ns = 0;
@@ -314,26 +326,23 @@ static void sched_put_prev_head(struct world *w, int cpu)
     w->sched.nr_running[cpu]++;
 }
 
-/* t preempts cpu's running task (sched_can_preempt), which resumes when t
- * sleeps. An RT task runs after the interrupt that woke it (the timer's or
- * the reschedule IPI) and the switch (wake_irq_ns + wake_switch_ns, as on
- * an idle CPU's wake-up path), when the pick finds it first; a short fair
- * thread (preempt_on_wake) runs at once. */
+/* t preempts cpu's running task (sched_can_preempt), which goes back to the
+ * queue and resumes when the pick finds it again. The CPU first runs the
+ * interrupt that brought the wake-up (the timer's or the reschedule IPI)
+ * and the switch (wake_irq_ns + wake_switch_ns, as on an idle CPU's wake-up
+ * path), then picks: t, by class and the fair order. */
 static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     sched_put_prev_head(w, cpu);
-    if (task_is_rt(t)) {
+    if (task_is_rt(t))
         w->sched.nr_rt_preemptions++;
-        sched_enqueue(w, cpu, t);
-        c->in_wake_kernel = true;
-        sim_event_schedule(&w->q, &c->wake_ev,
-                           w->q.now_ns + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
-        return;
-    }
-    w->sched.nr_preemptions++;
-    task_avg_move(w, t, cpu);
-    sched_start(w, cpu, t);
+    else
+        w->sched.nr_preemptions++;
+    sched_enqueue(w, cpu, t);
+    c->in_wake_kernel = true;
+    sim_event_schedule(&w->q, &c->wake_ev,
+                       w->q.now_ns + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
 }
 
 void sched_requeue_curr(struct world *w, int cpu)
@@ -344,11 +353,14 @@ void sched_requeue_curr(struct world *w, int cpu)
     sched_pick_next(w, cpu);
 }
 
-/* Queue t (its averages say queued) on cpu and wake cpu if it idles; a CPU
- * already leaving its idle state (for a tick or timer) runs t when it is
- * out, as the kernel's idle loop finds need_resched set. */
-static void sched_activate(struct world *w, struct task *t, int cpu)
+/* Queue t (its averages say queued) on cpu, placed as `how` says, and wake
+ * cpu if it idles; a CPU already leaving its idle state (for a tick or
+ * timer) runs t when it is out, as the kernel's idle loop finds
+ * need_resched set. */
+static void sched_activate(struct world *w, struct task *t, int cpu, enum fair_enqueue how)
 {
+    fair_update_curr(w, cpu);
+    fair_place_entity(w, cpu, t, how);
     bool was_idle = sched_cpu_idle(w, cpu) && !w->sched.cpu[cpu].waking;
     if (!was_idle && sched_can_preempt(w, cpu, t)) {
         sched_preempt_curr(w, cpu, t);
@@ -367,12 +379,11 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_
     if (t->prev_cpu < 0)
         t->prev_cpu = waker_cpu;   /* never ran: as if it last ran where it is woken */
     /* The current task continuing from its own done(): it stays. */
-    int cpu = t->prev_cpu >= 0 && w->sched.cpu[t->prev_cpu].curr == t
-                  ? t->prev_cpu
-                  : select_task_rq(w, t, waker_cpu, false);
+    bool continues = t->prev_cpu >= 0 && w->sched.cpu[t->prev_cpu].curr == t;
+    int cpu = continues ? t->prev_cpu : select_task_rq(w, t, waker_cpu, false);
     task_avg_sync(w, t, TASK_AVG_QUEUED);
     w->sched.nr_wakeups++;
-    sched_activate(w, t, cpu);
+    sched_activate(w, t, cpu, continues ? FAIR_ENQUEUE_RESTORE : FAIR_ENQUEUE_WAKEUP);
 }
 
 void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
@@ -386,7 +397,7 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
     fair_post_init_util(w, t, cpu);
     task_avg_sync(w, t, TASK_AVG_QUEUED);
     w->sched.nr_wakeups++;
-    sched_activate(w, t, cpu);
+    sched_activate(w, t, cpu, FAIR_ENQUEUE_INITIAL);
 }
 
 static void sched_start(struct world *w, int cpu, struct task *t)
@@ -395,6 +406,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     if (t->exec_start_ns >= 0 && t->prev_cpu != cpu)
         w->sched.nr_migrations++;
     t->exec_start_ns = w->q.now_ns;
+    fair_set_next(w, cpu, t);
     sched_rr_start(w, cpu, t);
     sched_balance_nohz_exit(w, cpu);
     sched_set_curr(w, cpu, t);
@@ -411,6 +423,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     /* After the segment is set up, so a frequency change re-times it. */
     cpufreq_update_util(w, cpu);
     sched_balance_arm(w, cpu);
+    fair_tick_arm(w, cpu);
 }
 
 static void sched_pick_next(struct world *w, int cpu)
@@ -438,6 +451,7 @@ static void sched_pick_next(struct world *w, int cpu)
 static struct task *sched_detach_running(struct world *w, int cpu)
 {
     struct task *t = sched_take_curr(w, cpu);
+    fair_dequeue_entity(w, cpu, t);
     t->prev_cpu = cpu;
     t->cpu = -1;
     task_avg_sync(w, t, TASK_AVG_QUEUED);
@@ -451,22 +465,26 @@ void sched_migrate_running(struct world *w, int src, int dst)
     struct task *t = sched_detach_running(w, src);
     /* src first, while t is on no runqueue, so src cannot pull it back. */
     sched_pick_next(w, src);
-    sched_activate(w, t, dst);
+    sched_activate(w, t, dst, FAIR_ENQUEUE_MIGRATED);
 }
 
 void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst)
 {
+    fair_dequeue_entity(w, src, t);
     sched_unlink(w, src, prev, t);
     w->sched.nr_pulls++;
-    if (w->sched.cpu[dst].in_newidle)
+    if (w->sched.cpu[dst].in_newidle) {
+        fair_place_entity(w, dst, t, FAIR_ENQUEUE_MIGRATED);
         sched_enqueue(w, dst, t);   /* dst is choosing its next task: no wake-up */
-    else
-        sched_activate(w, t, dst);
+    } else {
+        sched_activate(w, t, dst, FAIR_ENQUEUE_MIGRATED);
+    }
 }
 
 void sched_pull_running(struct world *w, int src, int dst)
 {
     struct task *t = sched_detach_running(w, src);
+    fair_place_entity(w, dst, t, FAIR_ENQUEUE_MIGRATED);
     sched_start(w, dst, t);
     sched_pick_next(w, src);
 }
@@ -494,6 +512,7 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     struct task *t = container_of(ev, struct task, done_ev);
     int cpu = t->cpu;
     struct sched_cpu *c = &w->sched.cpu[cpu];
+    fair_update_curr(w, cpu);
     t->work_ns = 0;
     t->cpu = -1;
     t->prev_cpu = cpu;
@@ -504,6 +523,9 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     c->in_done = true;
     t->done(w, t);
     c->in_done = false;
+    if (t->cpu < 0)
+        fair_dequeue_entity(w, cpu, t);   /* it sleeps: its lag, while still counted */
+    t->vrt_stamp_ns = -1;
     sched_set_curr(w, cpu, NULL);
     rq_avg_sync(w, cpu);
     if (!c->waking)
@@ -522,6 +544,7 @@ void sched_init(struct world *w)
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
         sim_event_init(&s->cpu[cpu].rr_ev, sched_rr_slice_end);
+        sim_event_init(&s->cpu[cpu].slice_ev, fair_tick);
         task_init(&s->cpu[cpu].idle_task, NULL, cpu);
         idle_enter(w, cpu);
     }
@@ -535,6 +558,7 @@ void sched_init(struct world *w)
     /* RR_TIMESLICE: 100 ms in whole jiffies (100 * HZ / 1000). */
     int hz = w->idle.hz > 0 ? w->idle.hz : 1000;
     s->rr_timeslice_ns = (sim_time_t)(100 * hz / 1000) * w->idle.tick_period_ns;
+    fair_entity_init(w);
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,

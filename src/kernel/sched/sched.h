@@ -18,11 +18,12 @@
  *    current when it wakes);
  *  - the RT class (rt.c): SCHED_FIFO and SCHED_RR tasks run before fair
  *    ones, preempt them at wake-up and are placed by select_task_rq_rt;
- *  - FIFO run order of the fair tasks on each CPU, run to completion of a
- *    work segment; the running task is told when another is queued behind
- *    it (rq_grew), as a busy-wait loop reading single_task_running() would see;
- * What is dropped: fair time slices and preemption (EEVDF) except for short
- * threads that ask for it (task.preempt_on_wake), nice levels, NUMA
+ *  - the fair class's order (fair_entity.c): EEVDF from v6.6 (eligibility,
+ *    virtual deadlines, lag), CFS's vruntime before, with wake-up
+ *    preemption and slices ended at the tick; the running task is told when
+ *    another is queued behind it (rq_grew), as a busy-wait loop reading
+ *    single_task_running() would see;
+ * What is dropped: nice levels and cgroups, NUMA
  * balancing (balance.c says what of the balancer is dropped), WF_SYNC
  * wakeups, EAS, and the cost
  * of a context switch on a busy CPU (a CPU woken from idle pays its wake-up
@@ -65,12 +66,6 @@ struct task {
     task_rq_grew_fn rq_grew;    /* NULL: nothing to do (task_init) */
     bool polling;               /* the segment spins (KVM halt polling): the CPU
                                  * is in C0 as POLL, not running work */
-    /* A short thread that preempts the running task when woken onto a busy
-     * CPU (kernel/sched/fair.c wakeup_preempt_fair: under CFS a task that
-     * slept long wakes with a vruntime leading by more than wakeup_gran;
-     * under EEVDF it runs within the current task's slice, taken here as at
-     * once). pmlab has no general preemption: only tasks that set this. */
-    bool preempt_on_wake;
     enum sched_policy policy;   /* task_set_scheduler; NORMAL from task_init */
     int rt_priority;            /* 1..99 for FIFO and RR (higher runs first), else 0 */
     sim_time_t rr_left_ns;      /* SCHED_RR: what is left of its time slice */
@@ -97,6 +92,15 @@ struct task {
     sim_time_t exec_start_ns;   /* se.exec_start: when it last started or stopped
                                  * running, -1 never ran (task_hot) */
     sim_time_t sum_exec_ns;     /* se.sum_exec_runtime: its time on a CPU so far, ns */
+    /* The fair class's sched_entity (fair_entity.c), ns of virtual time
+     * (nice 0: one per ns on a CPU). */
+    sim_time_t vruntime, deadline; /* se->vruntime, se->deadline (EEVDF) */
+    sim_time_t vlag;            /* se->vlag at its last dequeue (EEVDF) */
+    sim_time_t vrt_stamp_ns;    /* running: when vruntime was last advanced, else -1 */
+    sim_time_t picked_exec_ns;  /* se->prev_sum_exec_runtime: sum_exec_ns when picked */
+    int vrt_cpu;                /* CFS: the runqueue whose min_vruntime vruntime is on */
+    bool run_to_parity;         /* EEVDF: picked and not yet given a new slice
+                                 * (set_next_entity's vlag = deadline) */
     struct task *next;          /* runqueue link */
 };
 
@@ -126,6 +130,8 @@ struct sched_cpu {
                                  * interrupt on an idle CPU) */
     int nr_rt_queued;           /* RT tasks queued (the pick looks past the fair ones) */
     struct sim_event rr_ev;     /* end of the running SCHED_RR task's slice (rt.c) */
+    struct sim_event slice_ev;  /* next tick while fair tasks share the CPU (fair_entity.c) */
+    sim_time_t min_vruntime;    /* cfs_rq->min_vruntime */
 };
 
 /* cfs_rq->avg of one CPU (fair.c): util over running time, load over
@@ -188,7 +194,8 @@ struct sched {
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
-    uint64_t nr_preemptions;    /* running tasks preempted by a preempt_on_wake wake-up */
+    uint64_t nr_preemptions;    /* running fair tasks preempted by a fair wake-up */
+    uint64_t nr_slice_preemptions; /* running fair tasks switched out at a tick */
     uint64_t nr_migrations;     /* tasks that changed CPU after running (se.nr_migrations) */
     uint64_t measure_migrations; /* nr_migrations at the window's start (stats.c) */
     sim_time_t measure_start_ns;
@@ -205,6 +212,9 @@ struct sched {
     int *rt_distribute_prev;    /* [ncpus] per calling CPU: cpumask_any_distribute's
                                  * last answer (find_lowest_rq, rt.c) */
     sim_time_t rr_timeslice_ns; /* sched_rr_timeslice: RR_TIMESLICE, 100 ms in jiffies */
+    bool eevdf;                 /* v6.6+: EEVDF, else CFS (fair_entity.c) */
+    sim_time_t base_slice_ns;   /* sysctl_sched_base_slice, scaled (EEVDF) */
+    sim_time_t sched_latency_ns, min_granularity_ns, wakeup_granularity_ns; /* CFS, scaled */
 };
 
 void sched_init(struct world *w);
@@ -394,6 +404,29 @@ struct task *sched_rt_pick_queued(struct world *w, int cpu, struct task **prev);
 void sched_rr_start(struct world *w, int cpu, struct task *t);
 void sched_rr_stop(struct world *w, int cpu, struct task *t);
 void sched_rr_slice_end(struct sim_event *ev, void *arg);
+
+/* fair_entity.c: the fair class's order. How a task joins a runqueue
+ * (enqueue_entity's flags): woken from sleep, new (forked), moved by the
+ * balancer, or back from being the running one (no placement). */
+enum fair_enqueue { FAIR_ENQUEUE_WAKEUP, FAIR_ENQUEUE_INITIAL, FAIR_ENQUEUE_MIGRATED,
+                    FAIR_ENQUEUE_RESTORE };
+void fair_entity_init(struct world *w);
+/* update_curr: the running fair task's vruntime up to now. */
+void fair_update_curr(struct world *w, int cpu);
+/* place_entity for t joining cpu (before it is queued). */
+void fair_place_entity(struct world *w, int cpu, struct task *t, enum fair_enqueue how);
+/* t leaves cpu (sleeps or moves; still counted there): its lag. */
+void fair_dequeue_entity(struct world *w, int cpu, struct task *t);
+/* The fair task cpu runs next of its queued ones (pick_eevdf / leftmost). */
+struct task *fair_pick_queued(const struct world *w, int cpu);
+/* set_next_entity: t starts running on cpu. */
+void fair_set_next(struct world *w, int cpu, struct task *t);
+/* wakeup_preempt_fair: whether fair t, placed on cpu, should preempt the
+ * running fair task now. */
+bool fair_wakeup_preempt(struct world *w, int cpu, const struct task *t);
+/* The scheduler tick while fair tasks share cpu (entity_tick). */
+void fair_tick_arm(struct world *w, int cpu);
+void fair_tick(struct sim_event *ev, void *arg);
 
 /* core.c, for rt.c: put cpu's running task back at the tail of its queue and
  * run the next one (requeue_task_rt at the end of an RR slice). */
