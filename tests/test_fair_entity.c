@@ -14,8 +14,8 @@
 #define US 1000LL
 #define MS 1000000LL
 
-/* skx-2s running kernel version `kernel`. */
-static struct fx *fx_new_kernel(const char *kernel)
+/* skx-2s running kernel version `kernel`, with sysfs writes (NULL: none). */
+static struct fx *fx_new_kernel_sysfs(const char *kernel, const char *sysfs)
 {
     struct fx *f = calloc(1, sizeof *f);
     struct diag d = { 0 };
@@ -26,9 +26,15 @@ static struct fx *fx_new_kernel(const char *kernel)
     kparams_init(&f->kp);
     assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
     fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
+    fx_apply(&f->kp, sysfs, kparams_set_sysfs);
     struct world_key key = { .seed = 3 };
     world_init(&f->w, f->m, &f->kp, &key);
     return f;
+}
+
+static struct fx *fx_new_kernel(const char *kernel)
+{
+    return fx_new_kernel_sysfs(kernel, NULL);
 }
 
 static void probe_on(struct probe *p, int cpu)
@@ -50,6 +56,13 @@ static void test_tunables(void **state)
     assert_int_equal(f->w.sched.sched_latency_ns, 24 * MS);
     assert_int_equal(f->w.sched.min_granularity_ns, 3 * MS);
     assert_int_equal(f->w.sched.wakeup_granularity_ns, 4 * MS);
+    fx_free(f);
+    /* Written values replace the scaled defaults; the RR slice is rounded
+     * up to whole ticks (10 ms at 250 Hz: 3 jiffies). */
+    f = fx_new_kernel_sysfs("6.6", "/sys/kernel/debug/sched/base_slice_ns=1000000 "
+                                   "/proc/sys/kernel/sched_rr_timeslice_ms=10");
+    assert_int_equal(f->w.sched.base_slice_ns, 1 * MS);
+    assert_int_equal(f->w.sched.rr_timeslice_ns, 12 * MS);
     fx_free(f);
 }
 

@@ -24,6 +24,7 @@ extern const struct kparam kvm_params[];
 extern const struct kparam acpi_cppc_params[];
 extern const struct kparam itmt_params[];
 extern const struct kparam acpi_processor_idle_params[];
+extern const struct kparam sched_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -38,6 +39,7 @@ const struct kparam *const kparam_tables[] = {
     acpi_cppc_params,
     itmt_params,
     acpi_processor_idle_params,
+    sched_params,
     NULL,
 };
 

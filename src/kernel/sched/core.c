@@ -556,8 +556,11 @@ void sched_init(struct world *w)
     s->llc = xcalloc((size_t)s->ncpus, sizeof *s->llc);
     s->rt_distribute_prev = xcalloc((size_t)s->ncpus, sizeof *s->rt_distribute_prev);
     /* RR_TIMESLICE: 100 ms in whole jiffies (100 * HZ / 1000). */
+    /* RR_TIMESLICE (100 ms), or sched_rr_timeslice_ms, in whole jiffies
+     * (msecs_to_jiffies rounds up). */
     int hz = w->idle.hz > 0 ? w->idle.hz : 1000;
-    s->rr_timeslice_ns = (sim_time_t)(100 * hz / 1000) * w->idle.tick_period_ns;
+    int64_t rr_ms = kparams_get(w->kp, "sched_rr_timeslice_ms", 0, -1);
+    s->rr_timeslice_ns = (sim_time_t)((rr_ms * hz + 999) / 1000) * w->idle.tick_period_ns;
     fair_entity_init(w);
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)

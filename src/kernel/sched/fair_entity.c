@@ -46,6 +46,13 @@
 #define FAIR_WAKEUP_GRAN_NS 1000000LL   /* normalized_sysctl_sched_wakeup_granularity */
 #define FAIR_NR_LATENCY 8               /* sched_nr_latency: latency / min_granularity */
 
+/* A tunable's written value (sched_params.c), else its scaled default. */
+static sim_time_t fair_tunable(const struct world *w, const char *name, sim_time_t scaled_ns)
+{
+    int64_t v;
+    return kparams_find_setting(w->kp, name, 0, -1, &v) ? v : scaled_ns;
+}
+
 void fair_entity_init(struct world *w)
 {
     struct sched *s = &w->sched;
@@ -55,10 +62,11 @@ void fair_entity_init(struct world *w)
         log2++;
     sim_time_t factor = 1 + log2;
     s->eevdf = kversion_at_least(&w->kp->kernel, FAIR_EEVDF_SINCE);
-    s->base_slice_ns = FAIR_BASE_SLICE_NS * factor;
-    s->sched_latency_ns = FAIR_LATENCY_NS * factor;
-    s->min_granularity_ns = FAIR_MIN_GRAN_NS * factor;
-    s->wakeup_granularity_ns = FAIR_WAKEUP_GRAN_NS * factor;
+    s->base_slice_ns = fair_tunable(w, "sched_base_slice_ns", FAIR_BASE_SLICE_NS * factor);
+    s->sched_latency_ns = fair_tunable(w, "sched_latency_ns", FAIR_LATENCY_NS * factor);
+    s->min_granularity_ns = fair_tunable(w, "sched_min_granularity_ns", FAIR_MIN_GRAN_NS * factor);
+    s->wakeup_granularity_ns =
+        fair_tunable(w, "sched_wakeup_granularity_ns", FAIR_WAKEUP_GRAN_NS * factor);
 }
 
 static bool fair_task(const struct task *t)
