@@ -100,6 +100,32 @@ static void test_rq_pelt_signals(void **state)
     load_free(l);
 }
 
+/* migrate_task_rq_fair: a task that ran 200 ms on cpu5 and is woken on
+ * cpu9 takes its util with it: cpu5's util drops by the task's (to about 0:
+ * it was cpu5's only task), cpu9's gains it, without waiting 32 ms per
+ * halving. */
+static void test_util_moves_with_task(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/skx-2s.ini", "6.6");
+    struct probe p = { .done_ns = 0 };
+    task_init(&p.t, probe_done, 5);
+    task_set_affinity(&p.t, 5);
+    sched_wake_task(&l->f->w, &p.t, 200.0 * SIM_NS_PER_MS, 5);
+    while (!p.done_ns)
+        load_run(l, SIM_NS_PER_MS);
+    unsigned long task_util = task_avg_now(&l->f->w, &p.t).util_avg;
+    unsigned long cpu5_before = rq_avg_now(&l->f->w, 5).util_avg;
+    /* frequency-invariant: at base of a higher turbo ceiling, below 1024 */
+    assert_true(task_util > 100 && cpu5_before + 20 >= task_util);
+    task_set_affinity(&p.t, 9);
+    sched_wake_task(&l->f->w, &p.t, 1.0 * SIM_NS_PER_MS, 9);
+    assert_true(rq_avg_now(&l->f->w, 5).util_avg + task_util <= cpu5_before + 20);
+    assert_true(rq_avg_now(&l->f->w, 5).util_avg < 20);
+    assert_true(rq_avg_now(&l->f->w, 9).util_avg + 20 >= task_util);
+    load_free(l);
+}
+
 /* An idle previous CPU keeps its task: neither an interrupt on another idle
  * CPU of its LLC (wake_affine_idle hands over to an idle prev) nor a busy
  * waker there pulls it. */
@@ -335,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_fork_local_group_busy),
         cmocka_unit_test(test_fork_group_cpu),
         cmocka_unit_test(test_fork_util_tie),
+        cmocka_unit_test(test_util_moves_with_task),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

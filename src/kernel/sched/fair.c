@@ -29,9 +29,10 @@
  * runqueue's sums are brought up to date when its state changes and when a
  * rule reads them (at most once per period: the kernel's remote reads see
  * the value of the last tick or blocked-load update instead), a task's when
- * its state changes. Departures: no util_est, no runnable_avg apart from
- * load, no blocked load migration (a task's history stays in its old CPU's
- * signals and decays there), nice 0 for every task. A new task starts with load 1024 and
+ * its state changes. A task that changes CPU takes its util and load with
+ * it (migrate_task_rq_fair: removed from the old runqueue, attached to the
+ * new one). Departures: no util_est, no runnable_avg apart from load, nice 0
+ * for every task. A new task starts with load 1024 and
  * util half the spare capacity of its CPU (post_init_entity_util_avg).
  *
  * Also not modelled: WF_SYNC (no waker here asks for it), WF_CURRENT_CPU,
@@ -140,11 +141,45 @@ static void task_avg_fold(struct world *w, struct task *t)
                          t->avg_state == TASK_AVG_RUNNING, NICE_0_LOAD);
 }
 
-/* A task changing CPU: bring its averages up to its old CPU's clock
- * (migrate_task_rq_fair's sync_entity_load_avg), then carry them over to
- * the new CPU's clock unchanged, the part of a 1024 ns unit not yet summed
- * kept (the kernel's attach_entity_load_avg re-derives the sums on the new
- * runqueue's grid instead: the same averages). */
+/* remove_entity_load_avg: the old runqueue loses a leaving task's util and
+ * load (the kernel subtracts them at that runqueue's next update,
+ * update_cfs_rq_load_avg's "removed" part; here at once), neither below 0
+ * and the sums no lower than the averages allow. */
+static void rq_avg_remove(struct world *w, int cpu, const struct sched_avg *ta)
+{
+    rq_avg_sync(w, cpu);
+    struct sched_avg *sa = &w->sched.rq_avg[cpu].avg;
+    uint64_t divider = pelt_divider(sa);
+    sa->util_avg = sa->util_avg > ta->util_avg ? sa->util_avg - ta->util_avg : 0;
+    uint64_t util_sum = sa->util_sum, util_r = ta->util_avg * divider;
+    util_sum = util_sum > util_r ? util_sum - util_r : 0;
+    uint64_t util_floor = (uint64_t)sa->util_avg * PELT_MIN_DIVIDER;
+    sa->util_sum = (uint32_t)(util_sum > util_floor ? util_sum : util_floor);
+    sa->load_avg = sa->load_avg > ta->load_avg ? sa->load_avg - ta->load_avg : 0;
+    uint64_t load_r = ta->load_avg * divider, load_floor = sa->load_avg * PELT_MIN_DIVIDER;
+    sa->load_sum = sa->load_sum > load_r ? sa->load_sum - load_r : 0;
+    if (sa->load_sum < load_floor)
+        sa->load_sum = load_floor;
+}
+
+/* attach_entity_load_avg: t's averages join cpu's runqueue on its grid and
+ * are added to the runqueue's. */
+static void rq_avg_attach(struct world *w, int cpu, struct task *t)
+{
+    rq_avg_sync(w, cpu);
+    struct sched_avg *sa = &w->sched.rq_avg[cpu].avg;
+    pelt_attach(&t->avg, sa, NICE_0_LOAD);
+    sa->util_avg += t->avg.util_avg;
+    uint64_t util_sum = (uint64_t)sa->util_sum + t->avg.util_sum;
+    sa->util_sum = (uint32_t)(util_sum < UINT32_MAX ? util_sum : UINT32_MAX);
+    sa->load_avg += t->avg.load_avg;
+    sa->load_sum += NICE_0_LOAD * t->avg.load_sum;
+}
+
+/* A fair task changing CPU (migrate_task_rq_fair): its averages brought up
+ * to its old CPU's clock (sync_entity_load_avg), removed from that
+ * runqueue, and attached to the new one on its grid. An RT task's averages
+ * are in no fair runqueue: they only move to the new CPU's clock. */
 void task_avg_move(struct world *w, struct task *t, int cpu)
 {
     if (t->avg_new || t->avg_cpu == cpu || t->avg_cpu < 0) {
@@ -153,11 +188,17 @@ void task_avg_move(struct world *w, struct task *t, int cpu)
         t->avg_cpu = cpu;
         return;
     }
-    sim_time_t from = rq_pelt_now(w, t->avg_cpu), to = rq_pelt_now(w, cpu);
+    int old = t->avg_cpu;
+    sim_time_t from = rq_pelt_now(w, old), to = rq_pelt_now(w, cpu);
     pelt_update_load_avg(&t->avg, from, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
                          NICE_0_LOAD);
-    t->avg.last_update_ns += to - from;
     t->avg_cpu = cpu;
+    if (task_is_rt(t)) {
+        t->avg.last_update_ns += to - from;
+        return;
+    }
+    rq_avg_remove(w, old, &t->avg);
+    rq_avg_attach(w, cpu, t);
 }
 
 /* A new task's averages were set by fair_post_init_util, which also put
