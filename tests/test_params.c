@@ -65,6 +65,15 @@ static void test_cmdline_split(void **state)
     assert_int_equal(cmdline_split("", &c, msg, sizeof msg), 0);
     assert_int_equal(c.nargs, 0);
     cmdline_free(&c);
+    /* A piece after the one that held "--" is init's whole (issue 27). */
+    assert_int_equal(cmdline_split_more("  idle=poll x ", true, &c, msg, sizeof msg), 0);
+    assert_int_equal(c.nargs, 0);
+    assert_string_equal(c.rest, "idle=poll x ");
+    cmdline_free(&c);
+    assert_int_equal(cmdline_split_more("idle=poll", false, &c, msg, sizeof msg), 0);
+    assert_int_equal(c.nargs, 1);
+    assert_null(c.rest);
+    cmdline_free(&c);
 }
 
 static void test_bare_bool_and_errors(void **state)

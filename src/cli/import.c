@@ -18,6 +18,7 @@
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/driver.h"
+#include "kernel/cmdline.h"
 #include "kernel/params.h"
 #include "scenario/machine_path.h"
 #include "util/cpulist.h"
@@ -577,49 +578,69 @@ static void import_kernel_version(const char *release, char *out, size_t outsz)
 
 /* The cmdline words worth keeping: drop the boot loader's and the root
  * file system's (pmlab would only warn about them). */
-static bool import_keep_word(const char *w)
+static bool import_keep_word(const struct cmdline_arg *a)
 {
-    static const char *const drop[] = { "BOOT_IMAGE=", "initrd=", "root=", "ro", "rw",
-                                        "console=", "quiet", "splash" };
-    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
-        size_t n = strlen(drop[i]);
-        if (drop[i][n - 1] == '=' ? strncmp(w, drop[i], n) == 0 : strcmp(w, drop[i]) == 0)
+    static const char *const drop_value[] = { "BOOT_IMAGE", "initrd", "root", "console" };
+    static const char *const drop_bare[] = { "ro", "rw", "quiet", "splash" };
+    const char *const *list = a->value ? drop_value : drop_bare;
+    size_t n = a->value ? sizeof drop_value / sizeof *drop_value
+                        : sizeof drop_bare / sizeof *drop_bare;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(a->name, list[i]) == 0)
             return false;
-    }
     return true;
 }
 
-/* The host's command line, less the words pmlab would only warn about and
- * those whose value it rejects (written as a comment and a warning). */
+/* Append " WORD" to *list as a scenario writes it: a value holding white
+ * space in double quotes, as the kernel's next_arg reads it back. */
+static void import_cmdline_append(char **list, const struct cmdline_arg *a)
+{
+    const char *v = a->value;
+    bool quote = v && strpbrk(v, " \t\n\v\f\r");
+    char *next = xasprintf("%s %s%s%s%s%s", *list, a->name, v ? "=" : "", quote ? "\"" : "",
+                           v ? v : "", quote ? "\"" : "");
+    free(*list);
+    *list = next;
+}
+
+/* The host's command line, split by the kernel's rules (kernel/cmdline.c),
+ * less the words pmlab would only warn about and those whose value it
+ * rejects (written as a comment and a warning); what follows "--" is init's
+ * and goes into a comment, without a warning: the host's kernel ignored it
+ * too. */
 static void import_cmdline(FILE *f, const struct imp_host *h)
 {
     char *kept = xstrdup(""), *dropped = xstrdup("");
-    if (h->cmdline) {
-        struct kparams kp;
-        kparams_init(&kp);
-        char *cl = xstrdup(h->cmdline);
-        for (char *save = NULL, *w = strtok_r(cl, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-            if (!import_keep_word(w))
-                continue;
-            char *eq = strchr(w, '=');
-            char *name = eq ? xasprintf("%.*s", (int)(eq - w), w) : xstrdup(w);
-            struct diag d = { 0 };
-            bool ok = kparams_set_cmdline(&kp, name, eq ? eq + 1 : NULL, "import", 1, &d) == 0;
-            char **list = ok ? &kept : &dropped;
-            char *next = xasprintf("%s %s", *list, w);
-            free(*list);
-            *list = next;
-            free(name);
-        }
-        free(cl);
-        kparams_destroy(&kp);
+    struct cmdline c = { 0 };
+    char msg[200] = "";
+    if (h->cmdline && cmdline_split(h->cmdline, &c, msg, sizeof msg) != 0) {
+        fprintf(f, "; the host's command line is left out: %s\n", msg);
+        fprintf(stderr, "pmlab import: warning: the host's command line is left out: %s\n",
+                msg);
     }
+    struct kparams kp;
+    kparams_init(&kp);
+    for (int i = 0; i < c.nargs; i++) {
+        if (!import_keep_word(&c.args[i]))
+            continue;
+        struct diag d = { 0 };
+        bool ok = kparams_set_cmdline(&kp, c.args[i].name, c.args[i].value, "import", 1, &d) == 0;
+        import_cmdline_append(ok ? &kept : &dropped, &c.args[i]);
+    }
+    kparams_destroy(&kp);
     if (dropped[0]) {
         fprintf(f, "; left out of cmdline, pmlab rejects their values:%s\n", dropped);
         fprintf(stderr, "pmlab import: warning: cmdline words left out (pmlab rejects their "
                         "values):%s\n", dropped);
     }
+    if (c.rest && c.rest[0]) {
+        char *init = xasprintf("init's arguments on the host (after --, not the kernel's): %s",
+                               c.rest);
+        import_comment(f, init);
+        free(init);
+    }
     fprintf(f, "cmdline =%s", kept);
+    cmdline_free(&c);
     free(kept);
     free(dropped);
 }
