@@ -604,10 +604,10 @@ static void import_cmdline_append(char **list, const struct cmdline_arg *a)
 }
 
 /* The host's command line, split by the kernel's rules (kernel/cmdline.c),
- * less the words pmlab would only warn about and those whose value it
- * rejects (written as a comment and a warning); what follows "--" is init's
- * and goes into a comment, without a warning: the host's kernel ignored it
- * too. */
+ * less the words pmlab would only warn about and those it rejects (a bad
+ * value, an unknown knob of a modelled module: written as a comment and a
+ * warning); what follows "--" is init's and goes into a comment, without a
+ * warning: the host's kernel ignored it too. */
 static void import_cmdline(FILE *f, const struct imp_host *h)
 {
     char *kept = xstrdup(""), *dropped = xstrdup("");
@@ -629,9 +629,9 @@ static void import_cmdline(FILE *f, const struct imp_host *h)
     }
     kparams_destroy(&kp);
     if (dropped[0]) {
-        fprintf(f, "; left out of cmdline, pmlab rejects their values:%s\n", dropped);
-        fprintf(stderr, "pmlab import: warning: cmdline words left out (pmlab rejects their "
-                        "values):%s\n", dropped);
+        fprintf(f, "; left out of cmdline, pmlab rejects them:%s\n", dropped);
+        fprintf(stderr, "pmlab import: warning: cmdline words left out (pmlab rejects "
+                        "them):%s\n", dropped);
     }
     if (c.rest && c.rest[0]) {
         char *init = xasprintf("init's arguments on the host (after --, not the kernel's): %s",
