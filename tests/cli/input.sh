@@ -74,3 +74,52 @@ expect_exit 2 "$P" explain "$T/typo.ini"
 grep -q "did you mean /sys/devices/system/cpu/cpu{cpu}/cpuidle/state{state}/disable?" "$T/e" ||
     fail "sysfs state typo: $(cat "$T/e")"
 ok "a misspelled knob of a modelled subsystem: exit 2, FILE:LINE, the nearest name"
+
+# trace.dat: pmlab checks the layout before libtracecmd reads it, and a
+# library crash on a file that passes is a message and exit 2, not a signal
+# (tracedat-lib-crash.dat: found by the fuzz target; main died of SIGSEGV).
+S=$D/juno-small.dat
+expect_exit 0 "$P" trace stats "$S"
+grep -q "^trace $S: 6 CPUs, 215.952 ms, 493 records$" "$T/o" || fail "small trace: $(head -1 "$T/o")"
+expect_exit 2 "$P" trace stats "$D/tracedat-lib-crash.dat"
+grep -q "tracedat-lib-crash.dat: libtracecmd/libtraceevent crashed reading it (.*) although it passed pmlab's checks of the format: a bug of those libraries, to report upstream" "$T/e" ||
+    fail "library crash: $(cat "$T/e")"
+[ "$(grep -c "" "$T/e")" -eq 1 ] || fail "library crash: want one line: $(cat "$T/e")"
+patch() { # OFFSET BYTES(octal escapes): a copy of the small trace with them at OFFSET
+    cp "$S" "$T/bad.dat"
+    printf "$2" | dd of="$T/bad.dat" bs=1 seek="$1" conv=notrunc 2>/dev/null
+}
+bad() { # OFFSET BYTES MESSAGE
+    patch "$1" "$2"
+    expect_exit 2 "$P" trace stats "$T/bad.dat"
+    grep -q "^$T/bad.dat: $3" "$T/e" || fail "bad trace at $1: $(cat "$T/e")"
+}
+bad 14 '\000\000\000\000' "not a valid trace-cmd trace.dat: a page size that is not a power of two"
+bad 10 '7' "trace-cmd file version 7: pmlab reads version 6"
+bad 12 '\001' "a big-endian trace.dat"
+bad 30 '\377\377\377\377' "not a valid trace-cmd trace.dat: header_page at byte 38"
+off=$(grep -abo 'prev_pid;.offset:24;' "$S" | head -1 | cut -d: -f1)
+bad $((off + 17)) '9999' "not a valid trace-cmd trace.dat: an event field's offset"
+off=$(grep -abo 'Rescheduling interrupts"' "$S" | head -1 | cut -d: -f1)
+bad $((off + 23)) 'X' "not a valid trace-cmd trace.dat: printk formats at byte"
+off=$(grep -abo 'flyrecord' "$S" | head -1 | cut -d: -f1)
+bad $((off + 10)) '\001' "not a valid trace-cmd trace.dat: a CPU's data not whole pages after the header"
+# A page's commit beyond the page (the library walked past it).
+page=$(od -An -tu8 -j $((off + 10)) -N 8 "$S" | tr -d ' ')
+bad $((page + 8)) '\377\377\000\000' "not a valid trace-cmd trace.dat: a page's commit beyond the page"
+ok "trace.dat: the layout is checked first; a library crash is exit 2 with a message"
+
+# .dat.gz: inflated up to a cap (PMLAB_TRACE_MAX_MIB, default 512), its
+# header checked on the first block; it was inflated whole, first.
+G=tests/data/traces/juno-sched_load.trace.dat.gz
+PMLAB_TRACE_MAX_MIB=1 expect_exit 2 "$P" trace stats "$G"
+grep -qx "$G: uncompresses to more than 1 MiB, the limit (a larger trace: set PMLAB_TRACE_MAX_MIB)" "$T/e" ||
+    fail "gz cap: $(cat "$T/e")"
+PMLAB_TRACE_MAX_MIB=4 expect_exit 0 "$P" trace stats "$G"
+PMLAB_TRACE_MAX_MIB=x expect_exit 2 "$P" trace stats "$G"
+grep -qx "PMLAB_TRACE_MAX_MIB: 'x': expected MiB, 1 to 1048576" "$T/e" || fail "bad cap: $(cat "$T/e")"
+head -c 20000000 /dev/zero | gzip -c >"$T/zeros.dat.gz"
+expect_exit 2 "$P" trace stats "$T/zeros.dat.gz"
+grep -qx "$T/zeros.dat.gz: not a gzip-compressed trace-cmd trace.dat (no trace-cmd magic at its start)" "$T/e" ||
+    fail "gz not a trace: $(cat "$T/e")"
+ok "trace.dat.gz: inflation capped, header checked first"
