@@ -6,11 +6,14 @@
  * figures (turbostat averages, interrupt rates) go into comments, and into
  * the scenario's idle workload and [measured] section (import_measured.c
  * reads them) so a run can be held against them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/import.h"
@@ -21,6 +24,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/params.h"
 #include "scenario/machine_path.h"
+#include "scenario/scenario.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
 
@@ -531,8 +535,11 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
 {
     struct import_topo t;
     import_topology(h, &t);
-    const char *src = o->snap ? o->snap : o->root ? o->root : "/";
-    fprintf(f, "; %s: imported by `pmlab import` from %s (%s).\n", o->name, src, h->model_name);
+    const char *src = o->snap                  ? o->snap
+                      : o->root && o->root[0] ? o->root
+                                             : "this host's /sys and /proc";
+    fprintf(f, "; %s: imported by `pmlab import` from %s (%s).\n", o->name, src,
+            h->model_name[0] ? h->model_name : "model name unknown");
     fprintf(f, "; Topology, CPU identity and frequencies are the host's; every number marked\n"
                "; 'estimated, from %s' is that shipped machine's (power, C-state physics).\n",
             near->name);
@@ -1024,6 +1031,71 @@ static char *import_default_name(const struct import_opts *o)
     return name;
 }
 
+/* Write the machine file and the scenario into a temporary directory and
+ * load them as `pmlab run` would: import writes only what pmlab itself
+ * loads. -1 (with the reason on stderr) when either does not load; the
+ * loader's notes on the host's cmdline words are not shown twice. */
+static int import_check_written(const struct import_opts *o, const struct imp_host *h,
+                                const struct hw_machine *near, const char *cpu_model,
+                                bool model_known)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/pmlab-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "pmlab import: cannot check what it writes: %s: %s\n", dir,
+                strerror(errno));
+        free(dir);
+        return -1;
+    }
+    char *mpath = xasprintf("%s/%s.ini", dir, o->name), *spath = xasprintf("%s/scenario.ini", dir);
+    FILE *mf = fopen(mpath, "w"), *sf = o->scenario ? fopen(spath, "w") : NULL;
+    int rc = -1;
+    struct diag d = { 0 };
+    if (mf && (sf || !o->scenario)) {
+        import_machine(mf, o, h, near, cpu_model, model_known);
+        if (sf)
+            import_scenario(sf, o, h);
+    }
+    bool written = mf && fclose(mf) == 0 && (!sf || fclose(sf) == 0);
+    mf = sf = NULL;
+    struct hw_machine *m = written ? hw_machine_load(mpath, &d) : NULL;
+    if (!written)
+        fprintf(stderr, "pmlab import: cannot check what it writes in %s\n", dir);
+    else if (!m)
+        fprintf(stderr, "pmlab import: the machine file it would write does not load: %s\n",
+                d.msg);
+    else if (o->scenario) {
+        struct scenario_load_opts so = { .machine_dirs = dir };
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (saved >= 0 && null >= 0)
+            dup2(null, STDERR_FILENO);
+        struct scenario *sc = scenario_load(spath, &so, &d);
+        fflush(stderr);
+        if (saved >= 0 && null >= 0)
+            dup2(saved, STDERR_FILENO);
+        if (saved >= 0)
+            close(saved);
+        if (null >= 0)
+            close(null);
+        if (!sc)
+            fprintf(stderr, "pmlab import: the scenario it would write does not load (a bug of "
+                            "pmlab import; nothing written): %s\n", d.msg);
+        rc = sc ? 0 : -1;
+        scenario_free(sc);
+    } else {
+        rc = 0;
+    }
+    hw_machine_free(m);
+    remove(spath);
+    remove(mpath);
+    rmdir(dir);
+    free(spath);
+    free(mpath);
+    free(dir);
+    return rc;
+}
+
 static int import_main(int argc, char **argv)
 {
     struct import_opts o = { 0 };
@@ -1060,6 +1132,8 @@ static int import_main(int argc, char **argv)
         goto out;
     if (h->missing[0])
         fprintf(stderr, "pmlab import: warning: not found, left out or estimated: %s\n", h->missing);
+    if (import_check_written(&o, h, near, cpu_model, model_known) != 0)
+        goto out;
     struct out_file of;
     FILE *f = import_open(&of, o.out);
     if (!f)

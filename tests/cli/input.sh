@@ -123,3 +123,43 @@ expect_exit 2 "$P" trace stats "$T/zeros.dat.gz"
 grep -qx "$T/zeros.dat.gz: not a gzip-compressed trace-cmd trace.dat (no trace-cmd magic at its start)" "$T/e" ||
     fail "gz not a trace: $(cat "$T/e")"
 ok "trace.dat.gz: inflation capped, header checked first"
+
+# Small input items. A package id past int (UBSan in import.c's topology
+# count): a warning naming the file, the id taken as 0.
+cp -r tests/data/import-root "$T/pk"
+echo -2147483649 >"$T/pk/sys/devices/system/cpu/cpu1/topology/physical_package_id"
+expect_exit 0 "$P" import --root "$T/pk" --name pk -o "$T/machines/pk.ini" --scenario "$T/scenarios/pk.ini"
+grep -qx "pmlab import: warning: /sys/devices/system/cpu/cpu1/topology/physical_package_id: -2147483649 is out of range \[0, 1023\]; taken as 0" "$T/e" ||
+    fail "package id: $(cat "$T/e")"
+grep -q '^cores_per_package = 2 ' "$T/machines/pk.ini" || fail "package id: $(grep cores_per "$T/machines/pk.ini")"
+# import names the directory it cannot read; the header names its source.
+expect_exit 2 "$P" import "$T/nonexistent" -o "$T/x.ini"
+grep -qx "pmlab import: $T/nonexistent: cannot read the host's files: No such file or directory" "$T/e" ||
+    fail "import nonexistent: $(cat "$T/e")"
+head -1 "$T/machines/pk.ini" | grep -qx "; pk: imported by \`pmlab import\` from $T/pk (.*)." || fail "header: $(head -1 "$T/machines/pk.ini")"
+if [ -r /sys/devices/system/cpu/cpu0/topology/core_id ] && "$P" import -o "$T/live.ini" 2>/dev/null; then
+    head -1 "$T/live.ini" | grep -q "from this host's /sys and /proc (" || fail "live header: $(head -1 "$T/live.ini")"
+fi
+ok "import: out-of-range ids warned about, a missing directory named, the source in the header"
+
+# A `file =` that is not JSON: where, not its first token (here a secret).
+printf 'root:$6$secret:19000:0:99999:7:::\n' >"$T/shadow"
+printf '[scenario]\nmachine = skx-2s\n[workload]\ntype = rtapp\nfile = shadow\n' >"$T/rt.ini"
+expect_exit 2 "$P" explain "$T/rt.ini"
+! grep -q "root\|secret" "$T/e" || fail "not JSON: echoes the file: $(cat "$T/e")"
+grep -q "shadow:1: '\[' or '{' expected (not JSON, or not valid JSON there)" "$T/e" || fail "not JSON: $(cat "$T/e")"
+expect_exit 2 "$P" compare "$T/shadow" "$T/shadow"
+! grep -q "root\|secret" "$T/e" || fail "compare not JSON: echoes the file: $(cat "$T/e")"
+ok "a file that is not JSON: named with its line, its contents not echoed"
+
+# Docs: the man page's SYNOPSIS ran `merge` and `trace stats` together;
+# scenario-files.md said machine keys cannot be overridden; cluster.md did
+# not say mpirun as root needs --allow-run-as-root.
+if command -v man >/dev/null; then
+    MANWIDTH=200 man -l docs/pmlab.1 2>/dev/null | grep "pmlab merge" >"$T/syn"
+    ! grep -q "trace stats" "$T/syn" || fail "SYNOPSIS: merge and trace stats on one line: $(cat "$T/syn")"
+fi
+! grep -q "Machine files are not overridden" docs/scenario-files.md || fail "scenario-files.md: machine keys"
+grep -q '`machine.SECTION.KEY=VALUE` replaces a key' docs/scenario-files.md || fail "scenario-files.md: --set machine"
+grep -q -- "--allow-run-as-root" docs/cluster.md || fail "cluster.md: --allow-run-as-root"
+ok "docs: SYNOPSIS lines apart, --set machine.*, mpirun as root"
