@@ -472,6 +472,11 @@ static int trace_lib_read(int fd, const char *path, enum trace_need need, struct
     return 0;
 }
 
+/* The sanitizers' runtime (ASan/UBSan builds only; NULL in a plain
+ * build): where their reports go. libFuzzer points it at a file named by
+ * the pid in the working directory, which a child would leave behind. */
+void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+
 /* Exit statuses of the child that reads first. */
 #define TRACE_CHILD_OK 0
 #define TRACE_CHILD_REFUSED 3
@@ -494,6 +499,8 @@ static int trace_read_in_child(int fd, const char *path, enum trace_need need,
         int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (null >= 0)
             dup2(null, STDERR_FILENO); /* a sanitizer's report of the crash: the parent says it */
+        if (__sanitizer_set_report_path)
+            __sanitizer_set_report_path("/dev/null");
         int cfd = open(fdpath, O_RDONLY | O_CLOEXEC);
         _exit(cfd >= 0 && trace_lib_read(cfd, path, need, &mine, &md) == 0 ? TRACE_CHILD_OK
                                                                           : TRACE_CHILD_REFUSED);
