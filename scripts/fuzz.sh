@@ -18,6 +18,9 @@ if [ "${2:-}" = smoke ]; then
     rm -rf "$CORPUS"
 fi
 mkdir -p "$OUT"
+# Leaks inside libtraceevent/libtracecmd on malformed traces are theirs.
+LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 
 run_target() { # NAME: exit status of the target's runs
     name=$1

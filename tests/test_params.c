@@ -65,6 +65,45 @@ static void test_cmdline_split(void **state)
     assert_int_equal(cmdline_split("", &c, msg, sizeof msg), 0);
     assert_int_equal(c.nargs, 0);
     cmdline_free(&c);
+    /* A piece after the one that held "--" is init's whole (issue 27). */
+    assert_int_equal(cmdline_split_more("  idle=poll x ", true, &c, msg, sizeof msg), 0);
+    assert_int_equal(c.nargs, 0);
+    assert_string_equal(c.rest, "idle=poll x ");
+    cmdline_free(&c);
+    assert_int_equal(cmdline_split_more("idle=poll", false, &c, msg, sizeof msg), 0);
+    assert_int_equal(c.nargs, 1);
+    assert_null(c.rest);
+    cmdline_free(&c);
+}
+
+/* The vocabulary of kernel-parameters.txt (issue 27): real parameters pmlab
+ * does not model are known, with the file's families of names; typos and
+ * init's words are not. */
+static void test_vocab(void **state)
+{
+    (void)state;
+    static const char *const known[] = { "reboot", "swiotlb", "rdinit", "nomodule",
+                                         "processor.ignore_ppc", "kvm.tdp_mmu",
+                                         "sysctl.vm.swappiness", "usbcore.async_probe",
+                                         "db9.dev2", "S", "nohz-full", "acpi.debug_layer" };
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (!kparam_vocab_known(known[i]))
+            fail_msg("'%s' is a kernel parameter", known[i]);
+    static const char *const unknown[] = { "splash", "BOOT_IMAGE", "cpuidle.govenor", "sysctl",
+                                           "sysctlx.a", "async_probe", "db9.dev4", "rebot" };
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
+        if (kparam_vocab_known(unknown[i]))
+            fail_msg("'%s' is not a kernel parameter", unknown[i]);
+    struct kparams kp;
+    kparams_init(&kp);
+    struct diag d = { 0 };
+    assert_int_equal(kparams_set_cmdline(&kp, "reboot", "k", "f", 2, &d), 0);
+    assert_int_equal(kp.nwarnings, 1);
+    assert_non_null(strstr(kp.warnings[0], "f:2: note: reboot=k: a kernel parameter, known but "
+                                           "not modelled by pmlab; ignored"));
+    assert_int_equal(kparams_set_cmdline(&kp, "cpuidle.govenor", "teo", "f", 3, &d), -1);
+    assert_non_null(strstr(d.msg, "did you mean cpuidle.governor?"));
+    kparams_destroy(&kp);
 }
 
 static void test_bare_bool_and_errors(void **state)
@@ -140,7 +179,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_consistent), cmocka_unit_test(test_dash_underscore),
-        cmocka_unit_test(test_cmdline_split),       cmocka_unit_test(test_bare_bool_and_errors),
+        cmocka_unit_test(test_cmdline_split),       cmocka_unit_test(test_vocab),       cmocka_unit_test(test_bare_bool_and_errors),
         cmocka_unit_test(test_sysfs_match),         cmocka_unit_test(test_pm_qos_resume_values),
         cmocka_unit_test(test_kversion),
     };

@@ -28,6 +28,7 @@
 
 #include "cli/cli.h"
 #include "report/results.h"
+#include "util/jsonerr.h"
 #include "util/xalloc.h"
 
 static void compare_usage(void)
@@ -131,10 +132,12 @@ static int cmp_load(struct cmp_file *f)
     }
     json_error_t e;
     f->root = json_load_file(f->path, 0, &e);
+    char quiet[JSON_ERROR_TEXT_LENGTH];
+    json_error_quiet(e.text, quiet, sizeof quiet);
     if (!f->root && e.line > 0)
-        fprintf(stderr, "%s:%d: not a pmlab result: %s\n", f->path, e.line, e.text);
+        fprintf(stderr, "%s:%d: not a pmlab result: %s\n", f->path, e.line, quiet);
     else if (!f->root)
-        fprintf(stderr, "pmlab compare: %s: %s\n", f->path, e.text);
+        fprintf(stderr, "pmlab compare: %s: %s\n", f->path, quiet);
     if (!f->root)
         return -1;
     const char *why = cmp_shape_error(f->root);

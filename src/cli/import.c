@@ -6,11 +6,14 @@
  * figures (turbostat averages, interrupt rates) go into comments, and into
  * the scenario's idle workload and [measured] section (import_measured.c
  * reads them) so a run can be held against them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/import.h"
@@ -18,8 +21,10 @@
 #include "hw/machine.h"
 #include "kernel/cpuidle/cpuidle.h"
 #include "kernel/cpuidle/driver.h"
+#include "kernel/cmdline.h"
 #include "kernel/params.h"
 #include "scenario/machine_path.h"
+#include "scenario/scenario.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
 
@@ -530,8 +535,11 @@ static void import_machine(FILE *f, const struct import_opts *o, const struct im
 {
     struct import_topo t;
     import_topology(h, &t);
-    const char *src = o->snap ? o->snap : o->root ? o->root : "/";
-    fprintf(f, "; %s: imported by `pmlab import` from %s (%s).\n", o->name, src, h->model_name);
+    const char *src = o->snap                  ? o->snap
+                      : o->root && o->root[0] ? o->root
+                                             : "this host's /sys and /proc";
+    fprintf(f, "; %s: imported by `pmlab import` from %s (%s).\n", o->name, src,
+            h->model_name[0] ? h->model_name : "model name unknown");
     fprintf(f, "; Topology, CPU identity and frequencies are the host's; every number marked\n"
                "; 'estimated, from %s' is that shipped machine's (power, C-state physics).\n",
             near->name);
@@ -577,49 +585,69 @@ static void import_kernel_version(const char *release, char *out, size_t outsz)
 
 /* The cmdline words worth keeping: drop the boot loader's and the root
  * file system's (pmlab would only warn about them). */
-static bool import_keep_word(const char *w)
+static bool import_keep_word(const struct cmdline_arg *a)
 {
-    static const char *const drop[] = { "BOOT_IMAGE=", "initrd=", "root=", "ro", "rw",
-                                        "console=", "quiet", "splash" };
-    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
-        size_t n = strlen(drop[i]);
-        if (drop[i][n - 1] == '=' ? strncmp(w, drop[i], n) == 0 : strcmp(w, drop[i]) == 0)
+    static const char *const drop_value[] = { "BOOT_IMAGE", "initrd", "root", "console" };
+    static const char *const drop_bare[] = { "ro", "rw", "quiet", "splash" };
+    const char *const *list = a->value ? drop_value : drop_bare;
+    size_t n = a->value ? sizeof drop_value / sizeof *drop_value
+                        : sizeof drop_bare / sizeof *drop_bare;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(a->name, list[i]) == 0)
             return false;
-    }
     return true;
 }
 
-/* The host's command line, less the words pmlab would only warn about and
- * those whose value it rejects (written as a comment and a warning). */
+/* Append " WORD" to *list as a scenario writes it: a value holding white
+ * space in double quotes, as the kernel's next_arg reads it back. */
+static void import_cmdline_append(char **list, const struct cmdline_arg *a)
+{
+    const char *v = a->value;
+    bool quote = v && strpbrk(v, " \t\n\v\f\r");
+    char *next = xasprintf("%s %s%s%s%s%s", *list, a->name, v ? "=" : "", quote ? "\"" : "",
+                           v ? v : "", quote ? "\"" : "");
+    free(*list);
+    *list = next;
+}
+
+/* The host's command line, split by the kernel's rules (kernel/cmdline.c),
+ * less the words pmlab would only warn about and those it rejects (a bad
+ * value, an unknown knob of a modelled module: written as a comment and a
+ * warning); what follows "--" is init's and goes into a comment, without a
+ * warning: the host's kernel ignored it too. */
 static void import_cmdline(FILE *f, const struct imp_host *h)
 {
     char *kept = xstrdup(""), *dropped = xstrdup("");
-    if (h->cmdline) {
-        struct kparams kp;
-        kparams_init(&kp);
-        char *cl = xstrdup(h->cmdline);
-        for (char *save = NULL, *w = strtok_r(cl, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-            if (!import_keep_word(w))
-                continue;
-            char *eq = strchr(w, '=');
-            char *name = eq ? xasprintf("%.*s", (int)(eq - w), w) : xstrdup(w);
-            struct diag d = { 0 };
-            bool ok = kparams_set_cmdline(&kp, name, eq ? eq + 1 : NULL, "import", 1, &d) == 0;
-            char **list = ok ? &kept : &dropped;
-            char *next = xasprintf("%s %s", *list, w);
-            free(*list);
-            *list = next;
-            free(name);
-        }
-        free(cl);
-        kparams_destroy(&kp);
+    struct cmdline c = { 0 };
+    char msg[200] = "";
+    if (h->cmdline && cmdline_split(h->cmdline, &c, msg, sizeof msg) != 0) {
+        fprintf(f, "; the host's command line is left out: %s\n", msg);
+        fprintf(stderr, "pmlab import: warning: the host's command line is left out: %s\n",
+                msg);
     }
+    struct kparams kp;
+    kparams_init(&kp);
+    for (int i = 0; i < c.nargs; i++) {
+        if (!import_keep_word(&c.args[i]))
+            continue;
+        struct diag d = { 0 };
+        bool ok = kparams_set_cmdline(&kp, c.args[i].name, c.args[i].value, "import", 1, &d) == 0;
+        import_cmdline_append(ok ? &kept : &dropped, &c.args[i]);
+    }
+    kparams_destroy(&kp);
     if (dropped[0]) {
-        fprintf(f, "; left out of cmdline, pmlab rejects their values:%s\n", dropped);
-        fprintf(stderr, "pmlab import: warning: cmdline words left out (pmlab rejects their "
-                        "values):%s\n", dropped);
+        fprintf(f, "; left out of cmdline, pmlab rejects them:%s\n", dropped);
+        fprintf(stderr, "pmlab import: warning: cmdline words left out (pmlab rejects "
+                        "them):%s\n", dropped);
+    }
+    if (c.rest && c.rest[0]) {
+        char *init = xasprintf("init's arguments on the host (after --, not the kernel's): %s",
+                               c.rest);
+        import_comment(f, init);
+        free(init);
     }
     fprintf(f, "cmdline =%s", kept);
+    cmdline_free(&c);
     free(kept);
     free(dropped);
 }
@@ -1003,6 +1031,71 @@ static char *import_default_name(const struct import_opts *o)
     return name;
 }
 
+/* Write the machine file and the scenario into a temporary directory and
+ * load them as `pmlab run` would: import writes only what pmlab itself
+ * loads. -1 (with the reason on stderr) when either does not load; the
+ * loader's notes on the host's cmdline words are not shown twice. */
+static int import_check_written(const struct import_opts *o, const struct imp_host *h,
+                                const struct hw_machine *near, const char *cpu_model,
+                                bool model_known)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/pmlab-import-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "pmlab import: cannot check what it writes: %s: %s\n", dir,
+                strerror(errno));
+        free(dir);
+        return -1;
+    }
+    char *mpath = xasprintf("%s/%s.ini", dir, o->name), *spath = xasprintf("%s/scenario.ini", dir);
+    FILE *mf = fopen(mpath, "w"), *sf = o->scenario ? fopen(spath, "w") : NULL;
+    int rc = -1;
+    struct diag d = { 0 };
+    if (mf && (sf || !o->scenario)) {
+        import_machine(mf, o, h, near, cpu_model, model_known);
+        if (sf)
+            import_scenario(sf, o, h);
+    }
+    bool written = mf && fclose(mf) == 0 && (!sf || fclose(sf) == 0);
+    mf = sf = NULL;
+    struct hw_machine *m = written ? hw_machine_load(mpath, &d) : NULL;
+    if (!written)
+        fprintf(stderr, "pmlab import: cannot check what it writes in %s\n", dir);
+    else if (!m)
+        fprintf(stderr, "pmlab import: the machine file it would write does not load: %s\n",
+                d.msg);
+    else if (o->scenario) {
+        struct scenario_load_opts so = { .machine_dirs = dir };
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (saved >= 0 && null >= 0)
+            dup2(null, STDERR_FILENO);
+        struct scenario *sc = scenario_load(spath, &so, &d);
+        fflush(stderr);
+        if (saved >= 0 && null >= 0)
+            dup2(saved, STDERR_FILENO);
+        if (saved >= 0)
+            close(saved);
+        if (null >= 0)
+            close(null);
+        if (!sc)
+            fprintf(stderr, "pmlab import: the scenario it would write does not load (a bug of "
+                            "pmlab import; nothing written): %s\n", d.msg);
+        rc = sc ? 0 : -1;
+        scenario_free(sc);
+    } else {
+        rc = 0;
+    }
+    hw_machine_free(m);
+    remove(spath);
+    remove(mpath);
+    rmdir(dir);
+    free(spath);
+    free(mpath);
+    free(dir);
+    return rc;
+}
+
 static int import_main(int argc, char **argv)
 {
     struct import_opts o = { 0 };
@@ -1039,6 +1132,8 @@ static int import_main(int argc, char **argv)
         goto out;
     if (h->missing[0])
         fprintf(stderr, "pmlab import: warning: not found, left out or estimated: %s\n", h->missing);
+    if (import_check_written(&o, h, near, cpu_model, model_known) != 0)
+        goto out;
     struct out_file of;
     FILE *f = import_open(&of, o.out);
     if (!f)

@@ -4,9 +4,11 @@
 #include "cli/import.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/xalloc.h"
 #include "util/readfile.h"
@@ -91,6 +93,19 @@ long long imp_sysfs_ll(const struct imp_host *h, const char *path, long long def
         fprintf(stderr, "pmlab import: warning: %s: '%s' is not a number; ignored\n", path, v);
     free(v);
     return ok ? x : def;
+}
+
+/* A topology id (package, cluster) from sysfs: a number in [0, IMP_MAX_CPUS),
+ * else def with a warning (no host numbers its packages past its CPUs;
+ * -1 is sysfs's "none"). */
+static int imp_sysfs_id(const struct imp_host *h, const char *path, int def)
+{
+    long long v = imp_sysfs_ll(h, path, def);
+    if (v == def || (v >= 0 && v < IMP_MAX_CPUS))
+        return (int)v;
+    fprintf(stderr, "pmlab import: warning: %s: %lld is out of range [0, %d]; taken as %d\n",
+            path, v, IMP_MAX_CPUS - 1, def);
+    return def;
 }
 
 /* /proc/cpuinfo: vendor, family, model and name of processor 0. */
@@ -230,12 +245,17 @@ static int imp_read_sysfs_topology(struct imp_host *h)
         long long core = imp_sysfs_ll(h, path, -1);
         if (core < 0)
             break;
+        if (core >= IMP_MAX_CPUS * 64) {
+            fprintf(stderr, "pmlab import: warning: %s: %lld is not a core number; taken as "
+                            "%d\n", path, core, cpu);
+            core = cpu;
+        }
         struct imp_cpu *c = &h->cpu[cpu];
         c->core = (int)core;
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
-        c->package = (int)imp_sysfs_ll(h, path, 0);
+        c->package = imp_sysfs_id(h, path, 0);
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/cluster_id", cpu);
-        c->module = (int)imp_sysfs_ll(h, path, -1);
+        c->module = imp_sysfs_id(h, path, -1);
         c->type = !hybrid ? 'U' : imp_in_list(h, "/sys/devices/cpu_atom/cpus", cpu) ? 'E' : 'P';
         h->ncpus = cpu + 1;
     }
@@ -260,6 +280,12 @@ static void imp_load_dumps(struct imp_host *h)
 
 int imp_host_read(struct imp_host *h, struct diag *d)
 {
+    const char *dir = h->snap ? h->snap : h->root && h->root[0] ? h->root : NULL;
+    struct stat sb;
+    if (dir && stat(dir, &sb) != 0)
+        return diag_error(d, dir, 0, "cannot read the host's files: %s", strerror(errno));
+    if (dir && !S_ISDIR(sb.st_mode))
+        return diag_error(d, dir, 0, "not a directory (a snapshot directory or a copied root)");
     if (h->snap)
         imp_load_dumps(h);
     imp_read_cpuinfo(h);

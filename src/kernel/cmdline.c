@@ -50,8 +50,23 @@ static void cmdline_push(struct cmdline *c, char *word)
 
 int cmdline_split(const char *text, struct cmdline *out, char *msg, size_t msgsize)
 {
+    return cmdline_split_more(text, false, out, msg, msgsize);
+}
+
+int cmdline_split_more(const char *text, bool after_dashes, struct cmdline *out, char *msg,
+                       size_t msgsize)
+{
     memset(out, 0, sizeof *out);
     const char *p = text;
+    if (after_dashes) {
+        /* The kernel stops parsing at "--" (kernel/params.c parse_args):
+         * whatever follows, however it reached us, is init's. */
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p)
+            out->rest = xstrdup(p);
+        return 0;
+    }
     for (;;) {
         while (isspace((unsigned char)*p))
             p++;

@@ -10,6 +10,7 @@
 #ifndef PMLAB_KERNEL_CMDLINE_H
 #define PMLAB_KERNEL_CMDLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cmdline_arg {
@@ -25,6 +26,11 @@ struct cmdline {
 
 /* Split text. Returns 0, or -1 with msg set (an unterminated quote). */
 int cmdline_split(const char *text, struct cmdline *out, char *msg, size_t msgsize);
+/* The same for a piece of a longer command line (a scenario's line cut in
+ * pieces, or a second cmdline key): after_dashes says a "--" came in an
+ * earlier piece, and then all of text goes to rest (NULL if blank). */
+int cmdline_split_more(const char *text, bool after_dashes, struct cmdline *out, char *msg,
+                       size_t msgsize);
 void cmdline_free(struct cmdline *c);
 
 #endif

@@ -322,10 +322,41 @@ static bool kparams_module_modelled(const char *mod, size_t len)
     return false;
 }
 
+/* The nearest modelled command-line parameter to name: of module mod
+ * (modlen bytes) when mod is not NULL, else those without a module; NULL
+ * when none is within a typo's distance. */
+static const char *kparams_nearest_modelled(const char *name, const char *mod, size_t modlen)
+{
+    struct suggest s;
+    suggest_init(&s, name);
+    for (const struct kparam *const *t = kparam_tables; *t; t++)
+        for (const struct kparam *p = *t; p->name; p++)
+            if ((p->sources & KPARAM_SRC_CMDLINE) &&
+                (mod ? strncmp(p->name, mod, modlen) == 0 && p->name[modlen] == '.'
+                     : !strchr(p->name, '.')))
+                suggest_add(&s, p->name);
+    return suggest_result(&s);
+}
+
+/* The nearest real parameter (modelled or not) to a word without a module. */
+static const char *kparams_nearest_known(const char *name)
+{
+    struct suggest s;
+    suggest_init(&s, name);
+    for (const struct kparam *const *t = kparam_tables; *t; t++)
+        for (const struct kparam *p = *t; p->name; p++)
+            if ((p->sources & KPARAM_SRC_CMDLINE) && !strchr(p->name, '.'))
+                suggest_add(&s, p->name);
+    kparam_unmodelled_suggest(&s);
+    kparam_vocab_suggest(&s, NULL, 0);
+    return suggest_result(&s);
+}
+
 /* A command-line word no registered knob claims: a note or the kernel's
- * warning (see kparams_set_cmdline), never an error. */
+ * warning for what the kernel knows or would pass on, an error for a typo
+ * of a modelled knob (see kparams_set_cmdline). */
 static int kparams_unknown_cmdline(struct kparams *kp, const char *name, const char *value,
-                                   const char *file, int line)
+                                   const char *file, int line, struct diag *d)
 {
     const char *eq = value ? "=" : "", *val = value ? value : "";
     const char *what = kparam_unmodelled(name);
@@ -336,32 +367,34 @@ static int kparams_unknown_cmdline(struct kparams *kp, const char *name, const c
                             line, name, eq, val, what);
         return 0;
     }
+    if (kparam_vocab_known(name)) {
+        kparams_add_warning(kp, "%s:%d: note: %s%s%s: a kernel parameter, known but not "
+                            "modelled by pmlab; ignored", file, line, name, eq, val);
+        return 0;
+    }
     if (dot && !kparams_module_modelled(name, (size_t)modlen)) {
         kparams_add_warning(kp, "%s:%d: note: %s%s%s: a parameter of module %.*s, which pmlab "
                             "does not model; ignored", file, line, name, eq, val, modlen, name);
         return 0;
     }
-    struct suggest s;
-    suggest_init(&s, name);
-    for (const struct kparam *const *t = kparam_tables; *t; t++)
-        for (const struct kparam *p = *t; p->name; p++)
-            if ((p->sources & KPARAM_SRC_CMDLINE) &&
-                (!dot || (strncmp(p->name, name, (size_t)modlen + 1) == 0)))
-                suggest_add(&s, p->name);
-    if (!dot)
-        kparam_unmodelled_suggest(&s);
-    const char *hint = suggest_result(&s);
-    if (dot)
-        kparams_add_warning(kp, "%s:%d: warning: %s%s%s: the kernel logs \"%.*s: unknown "
-                            "parameter '%s' ignored\" and boots without it%s%s%s", file, line,
-                            name, eq, val, modlen, name, dot + 1, hint ? "; did you mean " : "",
-                            hint ? hint : "", hint ? "?" : "");
-    else
-        kparams_add_warning(kp, "%s:%d: warning: %s%s%s: the kernel logs \"Unknown kernel "
-                            "command line parameters \\\"%s%s%s\\\", will be passed to user "
-                            "space.\" and boots without it%s%s%s", file, line, name, eq, val,
-                            name, eq, val, hint ? "; did you mean " : "", hint ? hint : "",
-                            hint ? "?" : "");
+    if (dot) {
+        /* A module pmlab models has no such parameter: a typo, whose
+         * setting would silently not happen (the kernel only logs it). */
+        const char *hint = kparams_nearest_modelled(name, name, (size_t)modlen);
+        return diag_error(d, file, line, "%s%s%s: module %.*s has no parameter '%s'%s%s%s "
+                          "(see 'pmlab params')", name, eq, val, modlen, name, dot + 1,
+                          hint ? "; did you mean " : "", hint ? hint : "", hint ? "?" : "");
+    }
+    const char *hint = kparams_nearest_known(name);
+    if (hint && kparams_nearest_modelled(name, NULL, 0) == hint)
+        return diag_error(d, file, line, "%s%s%s: unknown kernel parameter; did you mean %s? "
+                          "(the kernel would pass it to init and boot without it)", name, eq,
+                          val, hint);
+    kparams_add_warning(kp, "%s:%d: warning: %s%s%s: the kernel logs \"Unknown kernel "
+                        "command line parameters \\\"%s%s%s\\\", will be passed to user "
+                        "space.\" and boots without it%s%s%s", file, line, name, eq, val,
+                        name, eq, val, hint ? "; did you mean " : "", hint ? hint : "",
+                        hint ? "?" : "");
     return 0;
 }
 
@@ -398,7 +431,7 @@ int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
 {
     const struct kparam *p = kparam_find(name);
     if (!p)
-        return kparams_unknown_cmdline(kp, name, value, file, line);
+        return kparams_unknown_cmdline(kp, name, value, file, line, d);
     if (!(p->sources & KPARAM_SRC_CMDLINE))
         return diag_error(d, file, line,
                           "unknown kernel parameter '%s' (see 'pmlab params')", name);
@@ -411,15 +444,57 @@ int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
     return kparams_append(kp, p, KPARAM_SRC_CMDLINE, value, "*", -1, name, file, line, d);
 }
 
+/* path with its cpuN and stateN segments written as the registry's
+ * placeholders (cpu{cpu}, state{state}), into out. */
+static void kparams_sysfs_pattern_of(const char *path, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *seg = path; *seg && used < size;) {
+        size_t n = strcspn(seg, "/");
+        const char *as = NULL;
+        if (n > 3 && strncmp(seg, "cpu", 3) == 0 && strchr("0123456789[*?", seg[3]))
+            as = "cpu{cpu}";
+        else if (n > 5 && strncmp(seg, "state", 5) == 0 && strchr("0123456789", seg[5]))
+            as = "state{state}";
+        int w = as ? snprintf(out + used, size - used, "%s", as)
+                   : snprintf(out + used, size - used, "%.*s", (int)n, seg);
+        used += w > 0 ? (size_t)w : 0;
+        seg += n;
+        if (*seg == '/' && used + 1 < size) {
+            out[used++] = '/';
+            out[used] = '\0';
+            seg++;
+        }
+    }
+}
+
+/* The writable sysfs file of the registry nearest to path, or NULL. */
+static const char *kparams_nearest_sysfs(const char *path)
+{
+    char pattern[256];
+    kparams_sysfs_pattern_of(path, pattern, sizeof pattern);
+    struct suggest s;
+    suggest_init(&s, pattern);
+    for (const struct kparam *const *t = kparam_tables; *t; t++)
+        for (const struct kparam *p = *t; p->name; p++)
+            if (p->sysfs && (p->sources & KPARAM_SRC_SYSFS))
+                suggest_add(&s, p->sysfs);
+    return suggest_result(&s);
+}
+
 int kparams_set_sysfs(struct kparams *kp, const char *path, const char *value, const char *file,
                       int line, struct diag *d)
 {
     char cpu_glob[KSETTING_GLOB_MAX];
     int state = -1;
     const struct kparam *p = kparam_find_sysfs(path, cpu_glob, sizeof cpu_glob, &state);
-    if (!p || !(p->sources & KPARAM_SRC_SYSFS))
-        return diag_error(d, file, line, "unknown or read-only sysfs file '%s' (see 'pmlab params')",
-                          path);
+    if (!p || !(p->sources & KPARAM_SRC_SYSFS)) {
+        const char *hint = p ? NULL : kparams_nearest_sysfs(path);
+        return diag_error(d, file, line, "unknown or read-only sysfs file '%s'%s%s%s (see 'pmlab "
+                          "params')", path, hint ? "; did you mean " : "", hint ? hint : "",
+                          hint ? "?" : "");
+    }
     if (!value)
         return diag_error(d, file, line, "%s: needs a value (%s=VALUE)", path, path);
     return kparams_append(kp, p, KPARAM_SRC_SYSFS, value, cpu_glob, state, path, file, line, d);

@@ -107,14 +107,17 @@ bool kparams_has_patch(const struct kparams *kp, const char *patch);
 
 /* Apply one `name=value` (or bare `name`) from the kernel command line. Errors
  * name file:line and the word (a bad value, a sysfs-only knob). As on the
- * real kernel, a parameter nobody claims is not an error, so a real
- * /proc/cmdline can be pasted: a registered parameter this kernel version
- * (or its patches) lacks, an unknown word (BOOT_IMAGE=) or an unknown
- * parameter of a module pmlab models (intel_idle.max_cstat, with "did you
- * mean") get a warning saying what the kernel logs; a parameter the kernel
- * has but pmlab does not model (root=, isolcpus=, processor.max_cstate=) or
- * one of a module pmlab does not model (i915.*) gets a one-line note. Both go
- * to kp->warnings, and the word is ignored. */
+ * real kernel, a word nobody claims is not an error, so a real /proc/cmdline
+ * can be pasted: a registered parameter this kernel version (or its
+ * patches) lacks, or a word the kernel does not know (BOOT_IMAGE=, splash)
+ * gets a warning saying what the kernel logs; a parameter the kernel has
+ * but pmlab does not model (root=, reboot=, isolcpus=, processor.ignore_ppc=:
+ * kparam_unmodelled, kparam_vocab_known) or one of a module pmlab does not
+ * model (i915.*) gets a one-line note. Both go to kp->warnings, and the word
+ * is ignored. What the kernel does not know and reads as a typo of a
+ * modelled knob is an error naming the nearest name: a parameter of a
+ * modelled module (cpuidle.govenor=, intel_idle.max_cstat=), or a word one
+ * or two edits from a modelled parameter (intel_pstat=, idel=). */
 int kparams_set_cmdline(struct kparams *kp, const char *name, const char *value,
                         const char *file, int line, struct diag *d);
 /* Apply one sysfs write `path=value`. */
@@ -145,6 +148,13 @@ const char *kparam_unmodelled(const char *name);
 struct suggest;
 /* Offer every such parameter's name to s. */
 void kparam_unmodelled_suggest(struct suggest *s);
+/* Whether name is a parameter the kernel documents (kernel/params_vocab.def:
+ * Documentation/admin-guide/kernel-parameters.txt of the kernel it names,
+ * and the modelled modules' undocumented ones), modelled or not. */
+bool kparam_vocab_known(const char *name);
+/* Offer its names to s: those of module (modlen bytes) when module is not
+ * NULL, else those without a module. */
+void kparam_vocab_suggest(struct suggest *s, const char *module, size_t modlen);
 
 /* The registry of named patches (unmerged or out-of-tree changes a variant can
  * apply with `patches = NAME`). Later subsystems add rows. */

@@ -497,20 +497,27 @@ typedef int (*scn_knob_setter)(struct kparams *kp, const char *name, const char 
                                const char *file, int line, struct diag *d);
 
 /* cmdline, sysfs and config lines: split as a kernel command line (quotes,
- * name=value, bare words) and hand each word to the registry. */
+ * name=value, bare words) and hand each word to the registry. *after_dashes
+ * carries a cmdline's "--" from one line (or piece of a long line) to the
+ * next: the variant's cmdline lines are one command line. */
 static int scn_variant_words(struct scn_parse *st, struct scenario_variant *v,
-                             const struct raw_kv *kv, scn_knob_setter set, struct diag *d)
+                             const struct raw_kv *kv, scn_knob_setter set, bool *after_dashes,
+                             struct diag *d)
 {
     struct cmdline c;
     char msg[200];
-    if (cmdline_split(kv->value, &c, msg, sizeof msg) != 0)
+    bool before = *after_dashes;
+    if (cmdline_split_more(kv->value, before, &c, msg, sizeof msg) != 0)
         return diag_error(d, KV_WHERE(st, kv), "%s: %s", kv->key, msg);
     int rc = 0;
-    if (c.rest && set == kparams_set_cmdline)
-        fprintf(stderr, "%s:%d: note: '-- %s' goes to init and is ignored\n", KV_WHERE(st, kv),
-                c.rest);
-    else if (c.rest)
+    if (c.rest && set == kparams_set_cmdline) {
+        if (c.rest[0])
+            fprintf(stderr, "%s:%d: note: '%s%s' goes to init and is ignored\n",
+                    KV_WHERE(st, kv), before ? "" : "-- ", c.rest);
+        *after_dashes = true;
+    } else if (c.rest) {
         rc = diag_error(d, KV_WHERE(st, kv), "%s: unexpected '--'", kv->key);
+    }
     for (int i = 0; i < c.nargs && rc == 0; i++)
         rc = set(&v->kp, c.args[i].name, c.args[i].value, KV_WHERE(st, kv), d);
     cmdline_free(&c);
@@ -541,19 +548,21 @@ static char **scn_variant_text(struct scenario_variant *v, int k)
 static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
 {
     struct scenario_variant *v = &st->s->variants[vi];
+    bool after_dashes = false; /* a "--" in the cmdline so far */
     for (int k = 0; k < 5; k++) {
         for (int i = 0; i < st->nkv; i++) {
             const struct raw_kv *kv = &st->kv[i];
             if (kv->sec != SEC_VARIANT0 + vi || strcmp(kv->key, scn_variant_keys[k]) != 0)
                 continue;
             scn_append(scn_variant_text(v, k), kv->value);
+            bool never = false; /* sysfs and config have no "--" */
             int rc = k == 0   ? scn_variant_kernel(st, v, kv, d)
                      : k == 1 ? scn_variant_patches(st, v, kv, d)
                      : scn_variant_words(st, v, kv,
                                          k == 2 ? kparams_set_config
                                          : k == 3 ? kparams_set_cmdline
                                                   : kparams_set_sysfs,
-                                         d);
+                                         k == 3 ? &after_dashes : &never, d);
             if (rc != 0)
                 return -1;
         }

@@ -89,9 +89,28 @@ enum trace_need { TRACE_NEED_IDLE, TRACE_NEED_SCHED };
 int trace_read(const char *path, struct trace_data *td, struct diag *d);
 /* The same for need: TRACE_NEED_SCHED needs sched:sched_switch instead of
  * power:cpu_idle (the message names every event a replay uses). A gzip
- * file (trace.dat.gz) is read through zlib, uncompressed in memory. */
+ * file (trace.dat.gz) is read through zlib, uncompressed in memory up to
+ * trace_max_uncompressed(). */
 int trace_read_need(const char *path, enum trace_need need, struct trace_data *td,
                     struct diag *d);
+/* How much a trace.dat.gz may uncompress to, in MiB, unless
+ * PMLAB_TRACE_MAX_MIB says otherwise: the file is inflated into memory, and
+ * a small file can inflate to gigabytes. */
+#define TRACE_MAX_UNCOMPRESSED_MIB 512
+/* The cap in bytes: PMLAB_TRACE_MAX_MIB's, else the default; 0 with d
+ * when the variable is not a number of MiB. */
+uint64_t trace_max_uncompressed(struct diag *d);
+
+struct trace_read_opts {
+    uint64_t max_uncompressed; /* bytes a .gz may inflate to */
+    bool in_process;           /* no reading child first (a fuzzer's coverage) */
+};
+/* trace_read_need with o's cap and isolation. The file's layout is checked
+ * (tracedat_check.h) before the library reads it, and the library reads it
+ * first in a child process unless o->in_process: a crash of the library
+ * there is an error naming the file, not a crash of pmlab. */
+int trace_read_with(const char *path, enum trace_need need, const struct trace_read_opts *o,
+                    struct trace_data *td, struct diag *d);
 void trace_data_free(struct trace_data *td);
 /* Append an event (the reader, and tests building traces by hand). */
 void trace_add(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,

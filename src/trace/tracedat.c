@@ -1,12 +1,15 @@
 /* tracedat: read a trace-cmd trace.dat through libtracecmd (see trace.h).
  *
- * libtracecmd reads the header and the per-CPU ring-buffer pages; it
- * trusts the per-CPU data extents the header gives, so a file cut short
- * (a copy that stopped, a disk that filled) would make it read past the end.
- * Before opening, a version 6 file's extents ("flyrecord" section: per CPU
- * a 64-bit offset and size) are checked against the file size; when some
- * run past it, a copy with those sizes cut to the whole pages present is
- * read instead (in memory, memfd) and `dropped` says what was cut. */
+ * The libraries trust the file, so pmlab checks its layout first
+ * (tracedat_check.c) and reads it in a child process before reading it
+ * itself: a file that passes the checks and still crashes the library ends
+ * in a message naming it (a library bug, to report upstream), not in a
+ * signal. libtracecmd trusts the per-CPU data extents too, so a file cut
+ * short (a copy that stopped, a disk that filled) would make it read past
+ * the end: when some extents run past it, a copy with those sizes cut to
+ * the whole pages present is read instead (in memory, memfd) and `dropped`
+ * says what was cut. A .gz is inflated into memory up to a cap
+ * (trace_max_uncompressed), its header checked after the first block. */
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,15 +18,16 @@
 #include <search.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <trace-cmd.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "trace/trace.h"
+#include "trace/tracedat_check.h"
 #include "util/xalloc.h"
 
 #define TRACE_MAGIC "\x17\x08\x44tracing"
-#define TRACE_FLYRECORD "flyrecord"
 
 void trace_add_sched(struct trace_data *td, uint64_t ts_ns, int cpu, enum trace_ev_kind kind,
                      int64_t value, int32_t pid, int64_t aux)
@@ -96,17 +100,6 @@ static void le64_put(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)v;
 }
 
-/* The offset of the per-CPU extents in buf (a v6 little-endian file), or
- * -1: just after the first "flyrecord" tag, which ends the header. */
-static long trace_flyrecord_at(const unsigned char *buf, size_t len, int ncpus)
-{
-    size_t tag = sizeof TRACE_FLYRECORD; /* with its NUL */
-    const unsigned char *p = memmem(buf, len, TRACE_FLYRECORD, tag);
-    if (!p || (size_t)(p - buf) + tag + (size_t)ncpus * 16 > len)
-        return -1;
-    return (long)((size_t)(p - buf) + tag);
-}
-
 /* Cut the extents of buf that pass its end to the whole pages present;
  * describe what was cut in dropped. True if anything was. */
 static bool trace_cut_extents(unsigned char *buf, size_t len, long at, int ncpus,
@@ -131,9 +124,10 @@ static bool trace_cut_extents(unsigned char *buf, size_t len, long at, int ncpus
 }
 
 /* An fd to open: the file at open_path itself, or a repaired in-memory
- * copy. -1 with d naming path. */
-static int trace_open_fd(const char *open_path, const char *path, int ncpus,
-                         struct trace_data *td, struct diag *d)
+ * copy, once tracedat_check passed (td->ncpus from it). -1 with d naming
+ * path. */
+static int trace_open_fd(const char *open_path, const char *path, struct trace_data *td,
+                         struct diag *d)
 {
     int fd = open(open_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -145,16 +139,18 @@ static int trace_open_fd(const char *open_path, const char *path, int ncpus,
     unsigned char *buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (buf == MAP_FAILED)
         return close(fd), diag_error(d, path, 0, "%s", strerror(errno));
-    /* Magic, "6\0", endianness (0 little), long size, page size (4 bytes). */
-    bool v6le = len >= 18 && memcmp(buf, TRACE_MAGIC "6", 12) == 0 && buf[12] == 0;
-    uint64_t page = v6le ? (uint64_t)buf[14] | (uint64_t)buf[15] << 8 |
-                               (uint64_t)buf[16] << 16 | (uint64_t)buf[17] << 24
-                         : 0;
-    long at = v6le ? trace_flyrecord_at(buf, len, ncpus) : -1;
+    struct tracedat_layout lay;
+    if (tracedat_check(buf, len, path, &lay, d) != 0) {
+        munmap(buf, len);
+        close(fd);
+        return -1;
+    }
+    td->ncpus = lay.ncpus;
+    long at = (long)lay.fly_at;
     bool truncated = false;
-    for (int c = 0; at >= 0 && c < ncpus; c++)
+    for (int c = 0; c < lay.ncpus; c++)
         truncated |= le64(buf + at + 16 * c) + le64(buf + at + 16 * c + 8) > len;
-    if (!truncated || page == 0) {
+    if (!truncated) {
         munmap(buf, len);
         return fd;
     }
@@ -170,7 +166,7 @@ static int trace_open_fd(const char *open_path, const char *path, int ncpus,
         return diag_error(d, path, 0, "truncated, and no memory to repair a copy");
     }
     memcpy(copy, buf, len);
-    trace_cut_extents(copy, len, at, ncpus, page, td->dropped, sizeof td->dropped);
+    trace_cut_extents(copy, len, at, lay.ncpus, lay.page_size, td->dropped, sizeof td->dropped);
     munmap(copy, len);
     munmap(buf, len);
     close(fd);
@@ -222,8 +218,12 @@ static int64_t trace_field(struct tep_handle *tep, struct tep_record *r, const c
                            int64_t dflt)
 {
     struct tep_event *e = tep_find_event_by_record(tep, r);
+    struct tep_format_field *f = e ? tep_find_field(e, name) : NULL;
     unsigned long long v;
-    if (!e || tep_get_field_val(NULL, e, name, r, &v, 0) != 0)
+    /* The library reads a field where the format says, whatever the
+     * record's size: a short record would be read past its end. */
+    if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > r->size ||
+        tep_read_number_field(f, r->data, &v) != 0)
         return dflt;
     return (int64_t)v;
 }
@@ -362,9 +362,25 @@ static int trace_check_need(const struct trace_reader *rd, enum trace_need need,
     return 0;
 }
 
-/* A gzip file (magic 1f 8b) uncompressed into a memfd through zlib; the
- * fd, or -1 when path is not gzip (*err false) or cannot be read (*err, d). */
-static int trace_gunzip(const char *path, bool *err, struct diag *d)
+uint64_t trace_max_uncompressed(struct diag *d)
+{
+    const char *env = getenv("PMLAB_TRACE_MAX_MIB");
+    if (!env || !*env)
+        return (uint64_t)TRACE_MAX_UNCOMPRESSED_MIB << 20;
+    char *end;
+    errno = 0;
+    unsigned long long mib = strtoull(env, &end, 10);
+    if (errno || *end || env[0] == '-' || mib < 1 || mib > (1ull << 20)) {
+        diag_error(d, "PMLAB_TRACE_MAX_MIB", 0, "'%s': expected MiB, 1 to 1048576", env);
+        return 0;
+    }
+    return (uint64_t)mib << 20;
+}
+
+/* A gzip file (magic 1f 8b) uncompressed into a memfd through zlib, at most
+ * max bytes of it, and only while it begins as a trace.dat: the fd, or -1
+ * when path is not gzip (*err false) or cannot be read (*err, d). */
+static int trace_gunzip(const char *path, uint64_t max, bool *err, struct diag *d)
 {
     *err = false;
     unsigned char magic[2] = { 0 };
@@ -386,20 +402,38 @@ static int trace_gunzip(const char *path, bool *err, struct diag *d)
     }
     char buf[65536];
     int n;
-    while ((n = gzread(gz, buf, sizeof buf)) > 0)
+    uint64_t total = 0;
+    const char *bad = NULL;
+    while ((n = gzread(gz, buf, sizeof buf)) > 0) {
+        if (total == 0 && ((size_t)n < sizeof TRACE_MAGIC - 1 ||
+                           memcmp(buf, TRACE_MAGIC, sizeof TRACE_MAGIC - 1) != 0)) {
+            bad = "not a gzip-compressed trace-cmd trace.dat (no trace-cmd magic at its start)";
+            break;
+        }
+        total += (uint64_t)n;
+        if (total > max) {
+            bad = "uncompresses to more than the limit";
+            break;
+        }
         if (write(mfd, buf, (size_t)n) != n) {
             n = -1;
             break;
         }
+    }
     int zerr = Z_OK;
-    const char *zmsg = n < 0 ? gzerror(gz, &zerr) : "";
-    if (n < 0) {
+    const char *zmsg = n < 0 ? gzerror(gz, &zerr) : ""; /* gz's own, until gzclose */
+    if (bad && total > max)
+        diag_error(d, path, 0, "uncompresses to more than %llu MiB, the limit (a larger trace: "
+                   "set PMLAB_TRACE_MAX_MIB)", (unsigned long long)(max >> 20));
+    else if (bad)
+        diag_error(d, path, 0, "%s", bad);
+    else if (n < 0)
         diag_error(d, path, 0, "cannot uncompress: %s", zerr == Z_ERRNO ? strerror(errno) : zmsg);
-        gzclose(gz);
+    gzclose(gz);
+    if (bad || n < 0) {
         close(mfd);
         return -1;
     }
-    gzclose(gz);
     *err = false;
     return mfd;
 }
@@ -409,26 +443,14 @@ int trace_read(const char *path, struct trace_data *td, struct diag *d)
     return trace_read_need(path, TRACE_NEED_IDLE, td, d);
 }
 
-/* Read the file at open_path (path itself, or its uncompressed copy), naming
- * path in messages. */
-static int trace_read_from(const char *open_path, const char *path, enum trace_need need,
-                           struct trace_data *td, struct diag *d)
+/* Read the events of fd (a checked file; the library owns fd from here)
+ * into td. */
+static int trace_lib_read(int fd, const char *path, enum trace_need need, struct trace_data *td,
+                          struct diag *d)
 {
     tracecmd_set_loglevel(TEP_LOG_NONE); /* its messages would not name the file */
     int flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
-    struct tracecmd_input *head = tracecmd_open_head(open_path, flags);
-    if (!head)
-        return diag_error(d, path, 0, "not a trace-cmd trace.dat (libtracecmd cannot read its "
-                          "header)");
-    int ncpus = tep_get_cpus(tracecmd_get_tep(head));
-    tracecmd_close(head);
-    if (ncpus <= 0 || ncpus > 65536)
-        return diag_error(d, path, 0, "the header gives %d CPUs", ncpus);
-    td->ncpus = ncpus;
-    int fd = trace_open_fd(open_path, path, ncpus, td, d);
-    if (fd < 0)
-        return -1;
-    struct tracecmd_input *h = tracecmd_open_fd(fd, flags); /* owns fd from here */
+    struct tracecmd_input *h = tracecmd_open_fd(fd, flags);
     if (!h) {
         close(fd);
         return diag_error(d, path, 0, "libtracecmd cannot read its events%s%s",
@@ -450,20 +472,96 @@ static int trace_read_from(const char *open_path, const char *path, enum trace_n
     return 0;
 }
 
+/* The sanitizers' runtime (ASan/UBSan builds only; NULL in a plain
+ * build): where their reports go. libFuzzer points it at a file named by
+ * the pid in the working directory, which a child would leave behind. */
+void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+
+/* Exit statuses of the child that reads first. */
+#define TRACE_CHILD_OK 0
+#define TRACE_CHILD_REFUSED 3
+
+/* Read fd's file once in a child process: 0 when the child read it or the
+ * library refused it (the parent then reads it and says so), -1 with d when
+ * the child died: a library crash on a file that passed pmlab's checks. */
+static int trace_read_in_child(int fd, const char *path, enum trace_need need,
+                               const struct trace_data *td, struct diag *d)
+{
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd); /* its own file offset */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return diag_error(d, path, 0, "cannot start the reading process: %s", strerror(errno));
+    if (pid == 0) {
+        struct trace_data mine = *td; /* this process's copy: never freed, _exit */
+        struct diag md = { 0 };
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0)
+            dup2(null, STDERR_FILENO); /* a sanitizer's report of the crash: the parent says it */
+        if (__sanitizer_set_report_path)
+            __sanitizer_set_report_path("/dev/null");
+        int cfd = open(fdpath, O_RDONLY | O_CLOEXEC);
+        _exit(cfd >= 0 && trace_lib_read(cfd, path, need, &mine, &md) == 0 ? TRACE_CHILD_OK
+                                                                          : TRACE_CHILD_REFUSED);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return diag_error(d, path, 0, "lost the reading process: %s", strerror(errno));
+    if (WIFEXITED(status) &&
+        (WEXITSTATUS(status) == TRACE_CHILD_OK || WEXITSTATUS(status) == TRACE_CHILD_REFUSED))
+        return 0;
+    char how[64];
+    if (WIFSIGNALED(status))
+        snprintf(how, sizeof how, "signal %d, %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
+    return diag_error(d, path, 0, "libtracecmd/libtraceevent crashed reading it (%s) although "
+                      "it passed pmlab's checks of the format: a bug of those libraries, "
+                      "to report upstream (trace-cmd) with the file", how);
+}
+
+/* Read the file at open_path (path itself, or its uncompressed copy), naming
+ * path in messages. */
+static int trace_read_from(const char *open_path, const char *path, enum trace_need need,
+                           bool in_process, struct trace_data *td, struct diag *d)
+{
+    int fd = trace_open_fd(open_path, path, td, d);
+    if (fd < 0)
+        return -1;
+    if (!in_process && trace_read_in_child(fd, path, need, td, d) != 0) {
+        close(fd);
+        return -1;
+    }
+    return trace_lib_read(fd, path, need, td, d);
+}
+
 int trace_read_need(const char *path, enum trace_need need, struct trace_data *td,
                     struct diag *d)
+{
+    struct trace_read_opts o = { .max_uncompressed = trace_max_uncompressed(d) };
+    if (o.max_uncompressed == 0) {
+        memset(td, 0, sizeof *td);
+        return -1;
+    }
+    return trace_read_with(path, need, &o, td, d);
+}
+
+int trace_read_with(const char *path, enum trace_need need, const struct trace_read_opts *o,
+                    struct trace_data *td, struct diag *d)
 {
     memset(td, 0, sizeof *td);
     td->path = xstrdup(path);
     bool gz_err;
-    int gz = trace_gunzip(path, &gz_err, d);
+    int gz = trace_gunzip(path, o->max_uncompressed, &gz_err, d);
     if (gz_err)
         return -1;
     if (gz < 0)
-        return trace_read_from(path, path, need, td, d);
+        return trace_read_from(path, path, need, o->in_process, td, d);
     char fdpath[64];
     snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", gz); /* libtracecmd opens by name */
-    int rc = trace_read_from(fdpath, path, need, td, d);
+    int rc = trace_read_from(fdpath, path, need, o->in_process, td, d);
     close(gz);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/jsonerr.h"
 #include "util/xalloc.h"
 #include "workload/rtapp.h"
 
@@ -528,7 +529,10 @@ static struct rtapp_prog *rtapp_from_json(struct rtapp_prog *p, json_t *root,
     if (!root) {
         /* rt-app's workgen numbers repeated keys; jansson rejects them. */
         bool dup = strstr(err->text, "duplicate") != NULL;
-        diag_error(d, p->path, err->line > 0 ? err->line : 0, "%s%s", err->text,
+        char text[JSON_ERROR_TEXT_LENGTH];
+        json_error_quiet(err->text, text, sizeof text);
+        diag_error(d, p->path, err->line > 0 ? err->line : 0, "%s%s%s", text,
+                   err->line > 0 && !dup ? " (not JSON, or not valid JSON there)" : "",
                    dup ? " (number repeated events: run0, run1, ...)" : "");
         rtapp_free(p);
         return NULL;
@@ -553,7 +557,9 @@ struct rtapp_prog *rtapp_load(const char *path, struct diag *d)
     json_error_t err;
     json_t *root = json_load_file(path, RTAPP_JSON_FLAGS, &err);
     if (!root && err.line < 0) {
-        diag_error(d, path, 0, "%s", err.text);
+        char text[JSON_ERROR_TEXT_LENGTH];
+        json_error_quiet(err.text, text, sizeof text);
+        diag_error(d, path, 0, "%s", text);
         rtapp_free(p);
         return NULL;
     }
