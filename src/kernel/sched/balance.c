@@ -98,6 +98,7 @@ struct sd_lb_stats {
     double total_load;
     unsigned long total_capacity;
     struct sg_stats busiest_stat, local_stat;
+    double sum_util;            /* every group's group_util (update_idle_cpu_scan) */
     bool prefer_sibling;
     int busiest_cores, local_cores;
 };
@@ -369,6 +370,7 @@ static void update_sd_lb_stats(const struct lb_env *env, const struct world *w,
     update_sg_lb_stats(env, w, sds->local, true, &sds->local_stat);
     sds->total_load = sds->local_stat.group_load;
     sds->total_capacity = sds->local_stat.group_capacity;
+    sds->sum_util = sds->local_stat.group_util;
     for (int i = 1; i < sd->ngroups; i++) {
         const struct sched_group *g = sd->groups[i];
         struct sg_stats sgs;
@@ -379,6 +381,7 @@ static void update_sd_lb_stats(const struct lb_env *env, const struct world *w,
         }
         sds->total_load += sgs.group_load;
         sds->total_capacity += sgs.group_capacity;
+        sds->sum_util += sgs.group_util;
     }
     if (sds->busiest) {
         sds->busiest_cores = group_cores(w, sds->busiest);
@@ -737,6 +740,8 @@ static bool sched_balance_rq(struct world *w, int dst, struct sched_domain *sd,
         goto out_balanced;
     }
     const struct sched_group *busiest_g = find_busiest_group(&env, w, &sds);
+    /* group_util sums whole util values: the cast is exact */
+    fair_update_idle_cpu_scan(w, dst, sd, (uint64_t)sds.sum_util, idle);
     if (!busiest_g)
         goto out_balanced;
     for (int i = 0; i < busiest_g->span->weight; i++)

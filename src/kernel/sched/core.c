@@ -486,8 +486,7 @@ void sched_init(struct world *w)
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,
-                                                 .nr_idle_scan = s->topo.llc_size[cpu],
-                                                 .scan_update_ns = -1 };
+                                                 .nr_idle_scan = s->topo.llc_size[cpu] };
 }
 
 void sched_destroy(struct world *w)
