@@ -4,6 +4,7 @@
 
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "util/xalloc.h"
 #include "world.h"
@@ -202,12 +203,13 @@ static int sched_fallback_cpu(const struct world *w, const struct task *t, int c
  * fair class says (fair.c), corrected to an allowed CPU. */
 static int select_task_rq(struct world *w, struct task *t, int cpu, bool fork)
 {
+    isol_task_defaults(w, t);
     if (t->pin_cpu >= 0)
-        return t->pin_cpu;
+        return isol_online_cpu(w, t, t->pin_cpu);
     if (t->nr_cpus_allowed == 1)
-        return sched_fallback_cpu(w, t, cpu);
+        return isol_online_cpu(w, t, sched_fallback_cpu(w, t, cpu));
     int dst = select_task_rq_fair(w, t, cpu, fork);
-    return task_allowed_on(t, dst) ? dst : sched_fallback_cpu(w, t, dst);
+    return isol_online_cpu(w, t, task_allowed_on(t, dst) ? dst : sched_fallback_cpu(w, t, dst));
 }
 
 /* The hardware exit is over: account the idle period, then run the kernel's
@@ -475,7 +477,10 @@ void sched_init(struct world *w)
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
         task_init(&s->cpu[cpu].idle_task, NULL, cpu);
-        idle_enter(w, cpu);
+        if (isol_cpu_offline(w, cpu))
+            isol_park_offline(w, cpu);
+        else
+            idle_enter(w, cpu);
     }
     itmt_resolve(w->machine, w->kp, &s->itmt);
     s->asym_packing = s->itmt.capable && s->itmt.enabled;

@@ -45,6 +45,7 @@
 #include "kernel/cpuidle/cpuidle.h"
 
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "world.h"
 
@@ -114,8 +115,10 @@ void rq_avg_sync(struct world *w, int cpu)
     ra->running = running;
     ra->nr_running = (c->curr != NULL) + c->nr_queued;
     /* add_nr_running / sub_nr_running: every change of nr_running comes here */
-    if (old_nr != ra->nr_running)
+    if (old_nr != ra->nr_running) {
         sched_balance_nr_changed(w, old_nr, ra->nr_running);
+        tick_nohz_full_nr_changed(w, cpu, old_nr, ra->nr_running);
+    }
 }
 
 /* The CPU whose PELT clock t's averages are on: where they were last

@@ -318,6 +318,9 @@ void sched_balance_destroy(struct world *w);
 /* cpu started a task: arm its scheduler tick (trigger_load_balance). */
 void sched_balance_arm(struct world *w, int cpu);
 void sched_balance_tick(struct sim_event *ev, void *arg);
+/* update_misfit_status: rq->misfit_task_load from cpu's running task (the
+ * tick's task_tick_fair). */
+void sched_update_misfit_status(struct world *w, int cpu);
 /* cpu found nothing to run (sched_balance_newidle). True if it pulled a task:
  * a queued one is then at the head of cpu's queue, a running one already
  * runs on cpu. */
