@@ -264,6 +264,32 @@ static void test_nosmt_siblings_never_run(void **state)
     fx_free(f);
 }
 
+/* An offline thread with kernel IBRS (spectre_v2=ibrs on Skylake-SP)
+ * keeps SPEC_CTRL set before v6.7 and slows its busy sibling; v6.7
+ * (8c7a9b1bb450) clears it before play_dead. */
+static void test_nosmt_offline_ibrs(void **state)
+{
+    (void)state;
+    double speed[2];
+    for (int v = 0; v < 2; v++) {
+        struct fx *f = fx_new_machine("machines/skx-2s.ini", NULL, "spectre_v2=ibrs nosmt", NULL,
+                                      NULL, 0);
+        assert_int_equal(kversion_parse(v ? "6.7" : "6.6", &f->kp.kernel), 0);
+        world_destroy(&f->w);
+        struct world_key key = { .seed = 3 };
+        world_init(&f->w, f->m, &f->kp, &key);
+        int sib = f->m->cores[0].cpus[1];
+        assert_true(f->w.isol.hk.offline[sib]);
+        assert_int_equal(f->w.hw.thr[sib].ibrs_set, v == 0);
+        struct probe p;
+        busy_on(f, &p, f->m->cores[0].cpus[0]);
+        run_for(f, SIM_NS_PER_MS);
+        speed[v] = hw_thread_speed(&f->w.hw, f->m->cores[0].cpus[0]);
+        fx_free(f);
+    }
+    assert_true(speed[0] < speed[1]);   /* ibrs_sibling_factor before 6.7 only */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_isolcpus_no_balance),
         cmocka_unit_test(test_housekeeping_off_nohz_full),
         cmocka_unit_test(test_nosmt_siblings_never_run),
+        cmocka_unit_test(test_nosmt_offline_ibrs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

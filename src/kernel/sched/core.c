@@ -184,19 +184,27 @@ bool sched_core_is_idle(const struct world *w, int cpu)
     return true;
 }
 
-/* select_fallback_rq: an allowed CPU of cpu's package, else any allowed. */
+/* select_fallback_rq: an allowed online CPU of cpu's package, else any
+ * allowed online one, else (nosmt: only offline CPUs allowed) an online CPU
+ * near cpu (the kernel then logs "no longer affine to cpuN"). */
 static int sched_fallback_cpu(const struct world *w, const struct task *t, int cpu)
 {
     const struct hw_machine *m = w->machine;
     int any = -1;
     for (int i = 0; i < m->ncpus; i++) {
-        if (!task_allowed_on(t, i))
+        if (!task_allowed_on(t, i) || isol_cpu_offline(w, i))
             continue;
         if (m->cpus[i].package == m->cpus[cpu].package)
             return i;
         any = any < 0 ? i : any;
     }
-    return any >= 0 ? any : cpu;
+    return any >= 0 ? any : isol_timer_cpu(w, cpu);
+}
+
+/* cpu, unless it is offline (nosmt): then the fallback. */
+static int sched_online_cpu(const struct world *w, const struct task *t, int cpu)
+{
+    return isol_cpu_offline(w, cpu) ? sched_fallback_cpu(w, t, cpu) : cpu;
 }
 
 /* select_task_rq: a task allowed on one CPU goes there, others where the
@@ -205,11 +213,11 @@ static int select_task_rq(struct world *w, struct task *t, int cpu, bool fork)
 {
     isol_task_defaults(w, t);
     if (t->pin_cpu >= 0)
-        return isol_online_cpu(w, t, t->pin_cpu);
+        return sched_online_cpu(w, t, t->pin_cpu);
     if (t->nr_cpus_allowed == 1)
-        return isol_online_cpu(w, t, sched_fallback_cpu(w, t, cpu));
+        return sched_fallback_cpu(w, t, cpu);
     int dst = select_task_rq_fair(w, t, cpu, fork);
-    return isol_online_cpu(w, t, task_allowed_on(t, dst) ? dst : sched_fallback_cpu(w, t, dst));
+    return task_allowed_on(t, dst) ? sched_online_cpu(w, t, dst) : sched_fallback_cpu(w, t, dst);
 }
 
 /* The hardware exit is over: account the idle period, then run the kernel's

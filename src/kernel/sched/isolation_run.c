@@ -159,28 +159,6 @@ void isol_task_defaults(struct world *w, struct task *t)
         task_set_cpus_allowed(t, hk->in_domains, hk->ncpus);
 }
 
-int isol_online_cpu(const struct world *w, const struct task *t, int cpu)
-{
-    if (!isol_cpu_offline(w, cpu))
-        return cpu;
-    /* select_fallback_rq: an allowed online CPU of the node, else any
-     * allowed online one, else any online CPU (the kernel then logs "no
-     * longer affine to cpuN"). */
-    const struct hw_machine *m = w->machine;
-    int any_allowed = -1, any = -1;
-    for (int i = 0; i < m->ncpus; i++) {
-        if (isol_cpu_offline(w, i))
-            continue;
-        any = any < 0 ? i : any;
-        if (!task_allowed_on(t, i))
-            continue;
-        if (m->cpus[i].package == m->cpus[cpu].package)
-            return i;
-        any_allowed = any_allowed < 0 ? i : any_allowed;
-    }
-    return any_allowed >= 0 ? any_allowed : any;
-}
-
 void isol_park_offline(struct world *w, int cpu)
 {
     /* mwait_play_dead: the deepest hardware C-state; kernel IBRS stays set

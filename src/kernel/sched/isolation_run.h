@@ -52,8 +52,6 @@ void isol_tick_ran(struct world *w, int cpu);
 void tick_nohz_full_nr_changed(struct world *w, int cpu, int old_nr, int new_nr);
 /* Give t with no affinity of its own the default one (HK_TYPE_DOMAIN). */
 void isol_task_defaults(struct world *w, struct task *t);
-/* cpu, or an online CPU t may run on when cpu is offline. */
-int isol_online_cpu(const struct world *w, const struct task *t, int cpu);
 /* Put offline thread cpu in its place: the deepest C-state, for good. */
 void isol_park_offline(struct world *w, int cpu);
 /* nohz_full_busy_ticks_per_s, nohz_full_remote_ticks_per_s (per nohz_full
