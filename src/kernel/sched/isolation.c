@@ -1,7 +1,8 @@
 /* isolation: housekeeping masks from the boot parameters, see isolation.h.
  *
  * Rules, in the kernel's order (stored upstream source; versions from the
- * commits named):
+ * commits' merge windows, not checked against release tags: flags 4.15,
+ * managed_irq 5.6, the remote residual tick 4.17, offline IBRS 6.7):
  *  - housekeeping_setup, once per nohz_full= and isolcpus= (command-line
  *    order): the CPUs outside the list are that setup's housekeeping CPUs;
  *    with none of them present the boot CPU is made one ("must include one

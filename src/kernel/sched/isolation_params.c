@@ -1,7 +1,10 @@
 /* CPU isolation and SMT control on the command line (kernel/sched/isolation.c
  * housekeeping_setup, kernel/time/tick-sched.c, kernel/rcu/tree_nocb.h,
  * kernel/cpu.c cpu_smt_control): what isolation.c resolves them to is in
- * isolation.h. */
+ * isolation.h. Versions: nohz_full and CONFIG_NO_HZ_FULL 3.10, rcu_nocbs
+ * 3.7 (RCU_NOCB_CPU), nosmt and smt/control 4.19 (the L1TF SMT control);
+ * isolcpus is in the first git tree (2.6.12). From the commits' merge
+ * windows, not checked against release tags. */
 #include <stddef.h>
 #include <string.h>
 
