@@ -13,6 +13,12 @@ bool world_stream_common(enum world_stream s)
     return s != WORLD_STREAM_TIMERS && s != WORLD_STREAM_KERNEL_WORK;
 }
 
+/* Host-wide metrics cover the online CPUs (every one unless SMT is off). */
+static const struct rpt_cpu_scope *world_host_scope(const struct world *w)
+{
+    return w->isol.hk.offline_any ? &w->isol.host_scope : &rpt_scope_host;
+}
+
 void world_init(struct world *w, const struct hw_machine *m, const struct kparams *kp,
                 const struct world_key *key)
 {
@@ -32,6 +38,8 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
         sim_rng_init(&w->rng[s], &rk);
     }
     hw_state_init(&w->hw, m);
+    isol_init(w);
+    w->hw.online = w->isol.hk.offline_any ? w->isol.hk.online : NULL;
     idle_init(w);
     cpufreq_init(w);
     sched_init(w);
@@ -51,6 +59,7 @@ void world_destroy(struct world *w)
     sched_destroy(w);
     cpufreq_destroy(w);
     idle_destroy(w);
+    isol_destroy(w);
     hw_state_destroy(&w->hw);
     for (int s = 0; s < WORLD_NSTREAMS; s++)
         sim_rng_destroy(&w->rng[s]);
@@ -66,6 +75,7 @@ void world_measure_reset(struct world *w)
     sched_measure_reset(w);
     kvm_measure_reset(w);
     wchain_measure_reset(w);
+    isol_measure_reset(w);
     world_check_measure_reset(w);
     if (w->interval_ns > 0) {
         rpt_set_free(&w->sample_prev);
@@ -109,7 +119,7 @@ static void world_sample(struct world *w, sim_time_t at_ns)
     w->q.now_ns = at_ns;
     struct rpt_metric_set cur = { 0 };
     hw_collect_metrics(&w->hw, at_ns, &cur);
-    idle_collect_metrics(w, at_ns, &rpt_scope_host, &cur);
+    idle_collect_metrics(w, at_ns, world_host_scope(w), &cur);
     double t = (double)(at_ns - w->hw.measure_start_ns), tp = (double)(w->sample_prev_ns - w->hw.measure_start_ns);
     const char *cols[RPT_SERIES_MAX_COLS] = { "time_ms", "busy_pct", "bzy_mhz" };
     double row[RPT_SERIES_MAX_COLS] = { t / SIM_NS_PER_MS, world_interval_value(w, &cur, "busy_pct", t, tp),
@@ -195,9 +205,10 @@ void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
 {
     hw_collect_metrics(&w->hw, w->q.now_ns, out);
     hw_rapl_collect_metrics(&w->cpufreq.rapl, w->q.now_ns, out);
-    idle_collect_metrics(w, w->q.now_ns, &rpt_scope_host, out);
+    idle_collect_metrics(w, w->q.now_ns, world_host_scope(w), out);
     sched_collect_metrics(w, out);
     wchain_collect_metrics(w, w->q.now_ns - w->idle.measure_start_ns, out);
+    isol_collect_metrics(w, w->q.now_ns - w->idle.measure_start_ns, out);
     kvm_collect_metrics(w, out);
     if (w->report_per_cpu)
         world_collect_per_cpu(w, out);

@@ -18,6 +18,7 @@
 #include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
 #include "kernel/sched/idle.h"
+#include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "sim/eventq.h"
 #include "sim/rng.h"
@@ -64,6 +65,7 @@ struct world {
     const struct kparams *kp;
     struct sim_rng rng[WORLD_NSTREAMS];
     struct hw_state hw;       /* per-thread and per-core physical state, energy */
+    struct isol_sys isol;     /* housekeeping masks: nohz_full, isolcpus, nosmt */
     struct idle_sys idle;     /* cpuidle driver, governor, per-CPU idle loop */
     struct cpufreq_sys cpufreq; /* frequency policies */
     struct sched sched;       /* runqueues, tasks, idle entry */

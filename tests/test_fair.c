@@ -248,6 +248,36 @@ static void test_sis_util_cuts_scan(void **state)
     }
 }
 
+/* update_idle_cpu_scan runs where the kernel runs it (update_sd_lb_stats
+ * in periodic balancing of the LLC domain), not on wake-ups: with the LLC
+ * loaded above 85 % a budget set back to the LLC's 56 CPUs stays 56 through
+ * a wake-up (which scans and finds idle CPU 78-83), and the next periodic
+ * balances within a second bring it back to 0; a newly idle balance of the
+ * LLC leaves it. */
+static void test_sis_util_updated_by_periodic_balance(void **state)
+{
+    (void)state;
+    struct load *l = load_new("machines/skx-2s.ini", "6.6");
+    for (int i = 0; i < 50; i++)
+        load_busy(l, i < 28 ? i : i + 28);   /* cpus 0-27 and 56-77 */
+    load_run(l, 300 * SIM_NS_PER_MS);
+    struct world *w = &l->f->w;
+    assert_int_equal(fair_nr_idle_scan(w, 0), 0);
+    w->sched.llc[0].nr_idle_scan = 56;
+    int cpu = wake_from(l, 0, 0);
+    assert_true(sched_cpu_idle(w, cpu));
+    assert_int_equal(fair_nr_idle_scan(w, 0), 56);
+    int n;
+    const struct sched_domain *d = sched_domains(&w->sched.topo, 78, &n);
+    const struct sched_domain *llc = &d[n - 2];   /* SMT, MC, NUMA: MC is the LLC */
+    assert_int_equal(llc->span->weight, 56);
+    fair_update_idle_cpu_scan(w, 78, llc, 50 * 1024, CPU_NEWLY_IDLE);
+    assert_int_equal(fair_nr_idle_scan(w, 0), 56);
+    load_run(l, SIM_NS_PER_S);
+    assert_int_equal(fair_nr_idle_scan(w, 0), 0);
+    load_free(l);
+}
+
 /* Where a task forked by a task running on parent goes. */
 static int fork_from(struct load *l, int parent)
 {
@@ -357,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_recent_used_cpu),
         cmocka_unit_test(test_cluster_scan),
         cmocka_unit_test(test_sis_util_cuts_scan),
+        cmocka_unit_test(test_sis_util_updated_by_periodic_balance),
         cmocka_unit_test(test_fork_idle_hybrid),
         cmocka_unit_test(test_fork_local_group_busy),
         cmocka_unit_test(test_fork_group_cpu),

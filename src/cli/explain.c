@@ -12,6 +12,7 @@
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/kvm/kvm.h"
 #include "kernel/sched/idle.h"
+#include "kernel/sched/isolation.h"
 #include "kernel/sched/topology.h"
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
@@ -70,12 +71,22 @@ static void explain_topology_section(const struct hw_machine *m, const struct kp
     itmt_destroy(&it);
 }
 
+static void explain_isolation_section(const struct hw_machine *m, const struct kparams *kp,
+                                      struct explain *x)
+{
+    struct housekeeping hk;
+    housekeeping_resolve(m, kp, &hk);
+    explain_add_isolation(x, m, &hk);
+    housekeeping_destroy(&hk);
+}
+
 /* The sections, in print order. */
 static const explain_section_fn explain_sections[] = {
     explain_idle_section,
     explain_cpufreq_section,
     explain_kvm_section,
     explain_itmt_section,
+    explain_isolation_section,
     explain_topology_section,
 };
 

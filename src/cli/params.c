@@ -34,6 +34,14 @@ static void params_type_text(const struct kparam *p, char *buf, size_t size)
             if (**c)
                 used += (size_t)snprintf(buf + used, size - used, " %s", *c);
         return;
+    case KPARAM_CPULIST:
+        used = (size_t)snprintf(buf, size, "CPU list");
+        if (p->choices) {
+            used += (size_t)snprintf(buf + used, size - used, ", after flags:");
+            for (const char *const *c = p->choices; *c && used < size; c++)
+                used += (size_t)snprintf(buf + used, size - used, " %s,", *c);
+        }
+        return;
     }
 }
 

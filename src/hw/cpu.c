@@ -658,7 +658,8 @@ void hw_collect_metrics(struct hw_state *hw, sim_time_t now_ns, struct rpt_metri
     double to_w = window_ns > 0 ? 1.0 / window_ns / 1000.0 : 0;
     rpt_set_put(out, "pkg_watts", "W", RPT_LOWER_BETTER, hw->energy_mw_ns * to_w);
     rpt_set_put(out, "core_watts", "W", RPT_LOWER_BETTER, hw->core_energy_mw_ns * to_w);
-    hw_collect_threads(hw, window_ns, &rpt_scope_host, out);
+    const struct rpt_cpu_scope host = { .cpus = hw->online, .prefix = "" };
+    hw_collect_threads(hw, window_ns, &host, out);
     hw_collect_residency(hw, window_ns, out);
 }
 

@@ -106,6 +106,10 @@ struct hw_pkg_state {
 
 struct hw_state {
     const struct hw_machine *m;
+    /* The threads host-wide thread metrics cover (busy_pct, avg_mhz ...):
+     * NULL every one; the online ones when SMT is off (turbostat lists
+     * online CPUs only). */
+    const bool *online;
     struct hw_thread *thr;            /* [ncpus] */
     struct hw_core_state *core;       /* [ncores] */
     struct hw_pkg_state *pkg;         /* [packages] */

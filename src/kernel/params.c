@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cpulist.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "util/xalloc.h"
@@ -25,6 +26,7 @@ extern const struct kparam acpi_cppc_params[];
 extern const struct kparam itmt_params[];
 extern const struct kparam acpi_processor_idle_params[];
 extern const struct kparam sched_params[];
+extern const struct kparam isolation_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -40,6 +42,7 @@ const struct kparam *const kparam_tables[] = {
     itmt_params,
     acpi_processor_idle_params,
     sched_params,
+    isolation_params,
     NULL,
 };
 
@@ -169,6 +172,44 @@ static void kparam_choices_text(const struct kparam *p, char *buf, size_t size)
     }
 }
 
+/* The flags of a CPU-list knob before its list ("domain,managed_irq,"), as
+ * housekeeping_isolcpus_setup reads them: a word of letters and '_' then a
+ * comma. Returns the list's start, or NULL with msg set for a flag not in
+ * choices (the kernel skips an unknown word of letters with an info line
+ * and refuses the parameter for other characters: pmlab refuses both). */
+static const char *kparam_cpulist_flags(const struct kparam *p, const char *text, char *msg,
+                                        size_t msgsize)
+{
+    while (p->choices && ((*text >= 'a' && *text <= 'z') || (*text >= 'A' && *text <= 'Z'))) {
+        size_t n = strcspn(text, ",");
+        bool known = false;
+        for (const char *const *c = p->choices; *c && !known; c++)
+            known = strlen(*c) == n && strncmp(*c, text, n) == 0;
+        if (!known || text[n] != ',') {
+            char choices[160];
+            kparam_choices_text(p, choices, sizeof choices);
+            snprintf(msg, msgsize, "'%.*s' is not a flag (%s) followed by ','", (int)n, text,
+                     choices);
+            return NULL;
+        }
+        text += n + 1;
+    }
+    return text;
+}
+
+int kparam_parse_cpulist(const struct kparam *p, const char *text, int ncpus, bool *mask,
+                         char *msg, size_t msgsize)
+{
+    const char *list = kparam_cpulist_flags(p, text, msg, msgsize);
+    if (!list)
+        return -1;
+    bool *m = mask ? mask : xcalloc((size_t)ncpus, sizeof *m);
+    int rc = cpulist_parse(list, ncpus, m, msg, msgsize);
+    if (m != mask)
+        free(m);
+    return rc;
+}
+
 int kparam_parse_value(const struct kparam *p, const char *text, int64_t *out, char *msg,
                        size_t msgsize)
 {
@@ -207,6 +248,8 @@ int kparam_parse_value(const struct kparam *p, const char *text, int64_t *out, c
         kparam_choices_text(p, choices, sizeof choices);
         snprintf(msg, msgsize, "'%s' is not one of: %s", text, choices);
         return -1;
+    case KPARAM_CPULIST:
+        return kparam_parse_cpulist(p, text, KPARAM_CPULIST_SYNTAX_NCPUS, NULL, msg, msgsize);
     }
     snprintf(msg, msgsize, "unsupported knob type");
     return -1;
@@ -216,6 +259,8 @@ int64_t kparam_default(const struct kparam *p)
 {
     int64_t v = 0;
     char msg[8];
+    if (p->type == KPARAM_CPULIST)
+        return 0;   /* not set: no list */
     /* An enum default may be the untypeable "not given" choice. */
     for (int i = 0; p->type == KPARAM_ENUM && p->choices[i]; i++)
         if (strcmp(p->choices[i], p->def) == 0)
@@ -238,6 +283,8 @@ void kparams_destroy(struct kparams *kp)
     for (int i = 0; i < kp->npatches; i++)
         free(kp->patches[i]);
     free(kp->patches);
+    for (int i = 0; i < kp->nset; i++)
+        free(kp->set[i].text);
     free(kp->set);
     for (int i = 0; i < kp->nwarnings; i++)
         free(kp->warnings[i]);
@@ -413,6 +460,8 @@ static int kparams_append(struct kparams *kp, const struct kparam *p, enum kpara
         return diag_error(d, file, line, "%s: %s", word, why);
     if (kparam_parse_value(p, text, &v, msg, sizeof msg) != 0)
         return diag_error(d, file, line, "%s: %s", word, msg);
+    if (p->type == KPARAM_CPULIST)
+        v = 1;
     if (kp->nset == kp->capset) {
         kp->capset = kp->capset ? kp->capset * 2 : 8;
         kp->set = xreallocarray(kp->set, (size_t)kp->capset, sizeof *kp->set);
@@ -422,6 +471,7 @@ static int kparams_append(struct kparams *kp, const struct kparam *p, enum kpara
     s->value = v;
     s->state = state;
     s->line = line;
+    s->text = p->type == KPARAM_CPULIST ? xstrdup(text) : NULL;
     str_copy(s->cpu_glob, sizeof s->cpu_glob, cpu_glob);
     return 0;
 }
@@ -563,10 +613,26 @@ bool kparams_is_set(const struct kparams *kp, const char *name)
     return false;
 }
 
+const char *kparams_get_text(const struct kparams *kp, const char *name, int *line)
+{
+    const struct kparam *p = kparam_must_find(name);
+    for (int i = kp->nset - 1; i >= 0; i--)
+        if (kp->set[i].param == p) {
+            if (line)
+                *line = kp->set[i].line;
+            return kp->set[i].text;
+        }
+    return NULL;
+}
+
 int kparams_check_cpus(const struct kparams *kp, int ncpus, const char *file, struct diag *d)
 {
     for (int i = 0; i < kp->nset; i++) {
         const struct ksetting *s = &kp->set[i];
+        char msg[160];
+        if (s->param->type == KPARAM_CPULIST &&
+            kparam_parse_cpulist(s->param, s->text, ncpus, NULL, msg, sizeof msg) != 0)
+            return diag_error(d, file, s->line, "%s=%s: %s", s->param->name, s->text, msg);
         if (s->param->scope == KPARAM_GLOBAL)
             continue;
         bool any = false;

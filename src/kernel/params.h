@@ -24,6 +24,8 @@ enum kparam_type {
     KPARAM_BOOL,    /* y/n/1/0/on/off; a bare command-line word means true */
     KPARAM_INT,     /* decimal in [min, max] */
     KPARAM_ENUM,    /* one of choices[]; stored as its index */
+    KPARAM_CPULIST, /* a CPU list (cpulist.h), after the flags of choices[]
+                     * ("domain,managed_irq,2-5"); stored as text, value 1 */
 };
 
 /* Where a knob lives; sets which placeholders its sysfs path may hold. */
@@ -47,7 +49,8 @@ struct kparam {
     enum kparam_type type;
     enum kparam_scope scope;
     int64_t min, max;       /* KPARAM_INT range, inclusive */
-    const char *const *choices; /* KPARAM_ENUM, NULL-terminated */
+    const char *const *choices; /* KPARAM_ENUM, NULL-terminated; KPARAM_CPULIST:
+                                 * the flags that may come before the list */
     const char *def;        /* default, as the user would write it */
     const char *unit;       /* "us", "ns", "" */
     const char *since;      /* first kernel version that has it, or NULL */
@@ -74,6 +77,13 @@ const struct kparam *kparam_find_sysfs(const char *path, char *cpu_glob, size_t 
  * ("out of range [0, 9]", "expected one of: poll halt nomwait"). */
 int kparam_parse_value(const struct kparam *p, const char *text, int64_t *out,
                        char *msg, size_t msgsize);
+/* Parse CPU-list knob p's text (its flags, then the list) for a machine of
+ * ncpus CPUs into mask[ncpus] (NULL: check only). Returns 0, or -1 with msg.
+ * At parse time, before the machine is known, the list is checked against
+ * KPARAM_CPULIST_SYNTAX_NCPUS CPUs (the kernel's largest NR_CPUS). */
+#define KPARAM_CPULIST_SYNTAX_NCPUS 8192
+int kparam_parse_cpulist(const struct kparam *p, const char *text, int ncpus, bool *mask,
+                         char *msg, size_t msgsize);
 /* The default value of p as stored. */
 int64_t kparam_default(const struct kparam *p);
 
@@ -85,6 +95,7 @@ struct ksetting {
     char cpu_glob[KSETTING_GLOB_MAX]; /* "cpu" suffix glob for per-CPU knobs; "*" if all */
     int state;                        /* state index for per-state knobs, else -1 */
     int line;                         /* where it was set, for later validation errors */
+    char *text;                       /* KPARAM_CPULIST: the value as given (owned) */
 };
 
 /* A variant's kernel: version, applied patches and the knob settings. */
@@ -137,9 +148,13 @@ bool kparams_find_setting(const struct kparams *kp, const char *name, int cpu, i
                           int64_t *out);
 /* Whether any setting of `name` was made. */
 bool kparams_is_set(const struct kparams *kp, const char *name);
+/* The text of the last setting of CPU-list knob `name` and its line, or NULL
+ * when it was not set. */
+const char *kparams_get_text(const struct kparams *kp, const char *name, int *line);
 
 /* Check settings against a machine with ncpus CPUs: every cpu glob must match
- * at least one CPU. Errors name the setting's line in file. */
+ * at least one CPU, every CPU list name CPUs it has. Errors name the
+ * setting's line in file. */
 int kparams_check_cpus(const struct kparams *kp, int ncpus, const char *file, struct diag *d);
 
 /* What a kernel parameter pmlab does not model does, in a few words, or NULL

@@ -24,14 +24,9 @@ static const struct {
     const char *what;
 } kparam_unmodelled_table[] = {
     /* The idle path and the tick: results on those CPUs will differ. */
-    { "isolcpus", "CPU isolation (no scheduler load balancing; with nohz, no tick): changes the "
-                  "idle path of those CPUs" },
-    { "nohz_full", "adaptive-tick CPUs (no tick while one task runs): changes the idle path" },
-    { "rcu_nocbs", "RCU callbacks offloaded from those CPUs: changes their wake-ups" },
     { "rcu_nocb_poll", "RCU offload threads poll: changes wake-ups" },
     { "irqaffinity", "default interrupt affinity" },
     { "skew_tick", "tick offset per CPU" },
-    { "nosmt", "SMT disabled at boot" },
     { "maxcpus", "CPUs brought up at boot" },
     { "nr_cpus", "CPUs the kernel supports" },
     { "nosmp", "one CPU only" },

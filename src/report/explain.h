@@ -41,6 +41,11 @@ struct hw_device_config;
 void explain_add_pkgstates(struct explain *x, const struct hw_machine *m);
 void explain_add_devices(struct explain *x, const struct hw_machine *m,
                          const struct hw_device_config *dev, int n);
+/* What nohz_full=, isolcpus=, rcu_nocbs= and nosmt resolved to
+ * (explain_isolation.c); nothing when none is set. */
+struct housekeeping;
+void explain_add_isolation(struct explain *x, const struct hw_machine *m,
+                           const struct housekeeping *hk);
 /* The sched domains of t (built for kernel k). */
 void explain_add_topology(struct explain *x, const struct sched_topology *t,
                           const struct kversion *k);

@@ -201,12 +201,13 @@ static void ct_warmup_done(struct sim_event *ev, void *arg)
     world_measure_reset(arg);
 }
 
-/* The CPUs the threads may use: the workload's affinity, else all. */
+/* The CPUs the threads may use: the workload's affinity, else all; online
+ * ones only (cyclictest -S: one thread per online CPU; nosmt). */
 static int ct_allowed_cpus(const struct world *w, int *cpus)
 {
     int n = 0;
     for (int cpu = 0; cpu < w->machine->ncpus; cpu++)
-        if (!w->wl_affinity || w->wl_affinity[cpu])
+        if ((!w->wl_affinity || w->wl_affinity[cpu]) && !isol_cpu_offline(w, cpu))
             cpus[n++] = cpu;
     return n;
 }

@@ -77,7 +77,7 @@ static void idle_wl_collect_irqs(const struct world *w, sim_time_t window_ns,
         dev += ic->nr_device_irqs;
         ipi += ic->nr_ipis;
     }
-    double cpu_s = (double)window_ns / SIM_NS_PER_S * w->machine->ncpus;
+    double cpu_s = (double)window_ns / SIM_NS_PER_S * isol_online_ncpus(w);
     rpt_set_put(out, "loc_per_s", "1/s", RPT_NEUTRAL, (double)loc / cpu_s);
     rpt_set_put(out, "hk_timers_per_s", "1/s", RPT_NEUTRAL, (double)hk / cpu_s);
     rpt_set_put(out, "device_irqs_per_s", "1/s", RPT_NEUTRAL, (double)dev / cpu_s);

@@ -306,7 +306,19 @@ void cpufreq_tick_arm(struct world *w, int cpu)
     struct cpufreq_policy *p = &w->cpufreq.policy[cpu];
     if (!w->sched.cpu[cpu].curr || sim_event_pending(&p->tick_ev))
         return;
-    sim_event_schedule(&w->q, &p->tick_ev, w->q.now_ns + w->cpufreq.tick_ns);
+    /* a nohz_full CPU's stopped tick calls no util hook (isolation_run.h) */
+    sim_time_t at = tick_nohz_full_next_ns(w, cpu, w->q.now_ns + w->cpufreq.tick_ns);
+    if (at != SIM_TIME_MAX)
+        sim_event_schedule(&w->q, &p->tick_ev, at);
+}
+
+void cpufreq_tick_restart(struct world *w, int cpu)
+{
+    struct cpufreq_policy *p = &w->cpufreq.policy[cpu];
+    if (!w->cpufreq.util_hook || !cpufreq_policy_samples(&w->cpufreq, p))
+        return;
+    sim_event_cancel(&w->q, &p->tick_ev);
+    cpufreq_tick_arm(w, cpu);
 }
 
 static void cpufreq_policy_hook(struct world *w, struct cpufreq_policy *p)

@@ -238,6 +238,9 @@ void cpufreq_core_apply(struct world *w, int core);
 void cpufreq_set_core_mhz(struct world *w, int core, uint32_t want_mhz);
 /* Arm cpu's tick if it is busy and the tick is not pending. */
 void cpufreq_tick_arm(struct world *w, int cpu);
+/* A nohz_full CPU's tick restarts (a second task): its util hook's tick
+ * comes one period from now again. */
+void cpufreq_tick_restart(struct world *w, int cpu);
 /* Lowest frequency of the table at or above khz, within the policy's
  * limits: the OPP table when the policy has one (cpufreq_driver_resolve_freq,
  * CPUFREQ_RELATION_L: the highest valid OPP when none is at or above), else

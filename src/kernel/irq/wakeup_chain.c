@@ -49,6 +49,24 @@ static void wchain_thread_done(struct world *w, struct task *t)
     wchain_wake(w, peer, t->prev_cpu);
 }
 
+/* With nohz_full= or isolcpus= the threads are unbound kthreads and
+ * daemons kept to the housekeeping CPUs (HK_TYPE_KTHREAD and WQ for
+ * kthreads and unbound workqueues; user daemons by the CPUAffinity a
+ * tuned setup gives them, which pmlab takes for granted): a thread of an
+ * isolated CPU stands for work that runs elsewhere. */
+static void wchain_housekeeping(struct world *w)
+{
+    const struct housekeeping *hk = &w->isol.hk;
+    if (!hk->any)
+        return;
+    for (int i = 0; i < w->wchain.nthreads; i++) {
+        struct task *t = &w->wchain.thr[i].task;
+        task_set_cpus_allowed(t, hk->kthread_cpus, hk->ncpus);
+        if (!hk->kthread_cpus[i])
+            t->prev_cpu = t->recent_used_cpu = isol_timer_cpu(w, i);
+    }
+}
+
 void wchain_init(struct world *w)
 {
     struct wchain_sys *wc = &w->wchain;
@@ -62,6 +80,7 @@ void wchain_init(struct world *w)
      * the running task (wakeup_preempt_fair, sched/fair_entity.c). */
     for (int i = 0; i < n; i++)
         task_init(&wc->thr[i].task, wchain_thread_done, i);
+    wchain_housekeeping(w);
 }
 
 void wchain_destroy(struct world *w)
@@ -110,7 +129,7 @@ void wchain_measure_reset(struct world *w)
 void wchain_collect_metrics(const struct world *w, sim_time_t window_ns,
                             struct rpt_metric_set *out)
 {
-    double cpu_s = (double)window_ns / SIM_NS_PER_S * w->machine->ncpus;
+    double cpu_s = (double)window_ns / SIM_NS_PER_S * isol_online_ncpus(w);
     if (cpu_s <= 0)
         return;
     const struct wchain_sys *wc = &w->wchain;

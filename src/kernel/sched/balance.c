@@ -63,6 +63,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "util/container.h"
 #include "util/xalloc.h"
@@ -98,6 +99,7 @@ struct sd_lb_stats {
     double total_load;
     unsigned long total_capacity;
     struct sg_stats busiest_stat, local_stat;
+    double sum_util;            /* every group's group_util (update_idle_cpu_scan) */
     bool prefer_sibling;
     int busiest_cores, local_cores;
 };
@@ -369,6 +371,7 @@ static void update_sd_lb_stats(const struct lb_env *env, const struct world *w,
     update_sg_lb_stats(env, w, sds->local, true, &sds->local_stat);
     sds->total_load = sds->local_stat.group_load;
     sds->total_capacity = sds->local_stat.group_capacity;
+    sds->sum_util = sds->local_stat.group_util;
     for (int i = 1; i < sd->ngroups; i++) {
         const struct sched_group *g = sd->groups[i];
         struct sg_stats sgs;
@@ -379,6 +382,7 @@ static void update_sd_lb_stats(const struct lb_env *env, const struct world *w,
         }
         sds->total_load += sgs.group_load;
         sds->total_capacity += sgs.group_capacity;
+        sds->sum_util += sgs.group_util;
     }
     if (sds->busiest) {
         sds->busiest_cores = group_cores(w, sds->busiest);
@@ -739,6 +743,8 @@ static bool sched_balance_rq(struct world *w, int dst, struct sched_domain *sd,
         goto out_balanced;
     }
     const struct sched_group *busiest_g = find_busiest_group(&env, w, &sds);
+    /* group_util sums whole util values: the cast is exact */
+    fair_update_idle_cpu_scan(w, dst, sd, (uint64_t)sds.sum_util, idle);
     if (!busiest_g)
         goto out_balanced;
     for (int i = 0; i < busiest_g->span->weight; i++)
@@ -873,11 +879,13 @@ void sched_balance_arm(struct world *w, int cpu)
     if (sim_event_pending(ev))
         return;
     sim_time_t period = tick_ns(w);
-    sim_event_schedule(&w->q, ev, (w->q.now_ns / period + 1) * period);
+    sim_time_t at = tick_nohz_full_next_ns(w, cpu, (w->q.now_ns / period + 1) * period);
+    if (at != SIM_TIME_MAX)
+        sim_event_schedule(&w->q, ev, at);
 }
 
 /* update_misfit_status for cpu's running task. */
-static void update_misfit_status(struct world *w, int cpu)
+void sched_update_misfit_status(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     c->misfit_task_load = 0;
@@ -896,7 +904,8 @@ void sched_balance_tick(struct sim_event *ev, void *arg)
     int cpu = (int)(c - w->sched.cpu);
     if (!c->curr || c->waking)
         return;   /* no longer busy: sched_start re-arms */
-    update_misfit_status(w, cpu);
+    isol_tick_ran(w, cpu);
+    sched_update_misfit_status(w, cpu);
     if (!c->in_done && w->q.now_ns >= c->next_balance_ns)
         sched_balance_domains(w, cpu, CPU_NOT_IDLE);
     if (nohz_balancer_kick(w, cpu)) {
@@ -996,7 +1005,7 @@ sim_time_t sched_balance_interval_ns(const struct world *w, int cpu, int level, 
 void sched_balance_nohz_enter(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
-    if (c->nohz_idle)
+    if (c->nohz_idle || !isol_in_nohz_idle_mask(w, cpu))
         return;
     c->nohz_idle = true;
     w->sched.balance.nohz_nr_cpus++;
@@ -1035,10 +1044,11 @@ void sched_balance_init(struct world *w)
     b->group_imbalance = xcalloc((size_t)(TL_NR + 1) * (size_t)ncpus, sizeof *b->group_imbalance);
     b->llc_nr_busy = xcalloc((size_t)ncpus, sizeof *b->llc_nr_busy);
     b->env_cpus = xcalloc((size_t)ncpus, sizeof *b->env_cpus);
-    b->nohz_nr_cpus = ncpus;   /* every CPU starts idle (sched_init) */
+    b->nohz_nr_cpus = 0;   /* every CPU starts idle (sched_init) */
     for (int cpu = 0; cpu < ncpus; cpu++) {
         struct sched_cpu *c = &s->cpu[cpu];
-        c->nohz_idle = true;
+        c->nohz_idle = isol_in_nohz_idle_mask(w, cpu);
+        b->nohz_nr_cpus += c->nohz_idle;
         c->newidle_stamp_ns = -1;
         c->avg_idle_ns = 2.0 * SYSCTL_SCHED_MIGRATION_COST_NS;
         c->max_idle_balance_cost_ns = SYSCTL_SCHED_MIGRATION_COST_NS;

@@ -4,6 +4,7 @@
 
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "util/xalloc.h"
 #include "world.h"
@@ -204,31 +205,40 @@ bool sched_core_is_idle(const struct world *w, int cpu)
     return true;
 }
 
-/* select_fallback_rq: an allowed CPU of cpu's package, else any allowed. */
+/* select_fallback_rq: an allowed online CPU of cpu's package, else any
+ * allowed online one, else (nosmt: only offline CPUs allowed) an online CPU
+ * near cpu (the kernel then logs "no longer affine to cpuN"). */
 static int sched_fallback_cpu(const struct world *w, const struct task *t, int cpu)
 {
     const struct hw_machine *m = w->machine;
     int any = -1;
     for (int i = 0; i < m->ncpus; i++) {
-        if (!task_allowed_on(t, i))
+        if (!task_allowed_on(t, i) || isol_cpu_offline(w, i))
             continue;
         if (m->cpus[i].package == m->cpus[cpu].package)
             return i;
         any = any < 0 ? i : any;
     }
-    return any >= 0 ? any : cpu;
+    return any >= 0 ? any : isol_timer_cpu(w, cpu);
+}
+
+/* cpu, unless it is offline (nosmt): then the fallback. */
+static int sched_online_cpu(const struct world *w, const struct task *t, int cpu)
+{
+    return isol_cpu_offline(w, cpu) ? sched_fallback_cpu(w, t, cpu) : cpu;
 }
 
 /* select_task_rq: a task allowed on one CPU goes there, others where the
  * fair class says (fair.c), corrected to an allowed CPU. */
 static int select_task_rq(struct world *w, struct task *t, int cpu, bool fork)
 {
+    isol_task_defaults(w, t);
     if (t->pin_cpu >= 0)
-        return t->pin_cpu;
+        return sched_online_cpu(w, t, t->pin_cpu);
     if (t->nr_cpus_allowed == 1)
         return sched_fallback_cpu(w, t, cpu);
     int dst = task_is_rt(t) ? select_task_rq_rt(w, t, cpu) : select_task_rq_fair(w, t, cpu, fork);
-    return task_allowed_on(t, dst) ? dst : sched_fallback_cpu(w, t, dst);
+    return task_allowed_on(t, dst) ? sched_online_cpu(w, t, dst) : sched_fallback_cpu(w, t, dst);
 }
 
 /* The hardware exit is over: account the idle period, then run the kernel's
@@ -546,7 +556,10 @@ void sched_init(struct world *w)
         sim_event_init(&s->cpu[cpu].rr_ev, sched_rr_slice_end);
         sim_event_init(&s->cpu[cpu].slice_ev, fair_tick);
         task_init(&s->cpu[cpu].idle_task, NULL, cpu);
-        idle_enter(w, cpu);
+        if (isol_cpu_offline(w, cpu))
+            isol_park_offline(w, cpu);
+        else
+            idle_enter(w, cpu);
     }
     itmt_resolve(w->machine, w->kp, &s->itmt);
     s->asym_packing = s->itmt.capable && s->itmt.enabled;
@@ -565,8 +578,7 @@ void sched_init(struct world *w)
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,
-                                                 .nr_idle_scan = s->topo.llc_size[cpu],
-                                                 .scan_update_ns = -1 };
+                                                 .nr_idle_scan = s->topo.llc_size[cpu] };
 }
 
 void sched_destroy(struct world *w)

@@ -46,6 +46,7 @@
 #include "kernel/cpuidle/cpuidle.h"
 
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "world.h"
 
@@ -117,8 +118,10 @@ void rq_avg_sync(struct world *w, int cpu)
     /* add_nr_running / sub_nr_running (every class): every change comes here */
     int old_nr = ra->nr_total;
     ra->nr_total = (c->curr != NULL) + c->nr_queued;
-    if (old_nr != ra->nr_total)
+    if (old_nr != ra->nr_total) {
         sched_balance_nr_changed(w, old_nr, ra->nr_total);
+        tick_nohz_full_nr_changed(w, cpu, old_nr, ra->nr_total);
+    }
 }
 
 /* The CPU whose PELT clock t's averages are on: where they were last
@@ -570,31 +573,36 @@ static int select_idle_sibling(struct world *w, struct task *p, int prev, int ta
 
 /* ---- SIS_UTIL --------------------------------------------------------------- */
 
-/* update_idle_cpu_scan: nr = llc_weight x (1 - (x x pct)^2 / 10000 / 1024)
- * with x the LLC's summed util per CPU, so the scan shrinks as the LLC fills
- * and stops at 85 % (100 / imbalance_pct 117). The kernel recomputes it in
- * periodic load balancing of the LLC domain; here when the wake-up path
- * needs it and the domain's balance interval (span weight ms) has passed. */
-int fair_nr_idle_scan(struct world *w, int cpu)
+/* The SIS_UTIL scan budget a wake-up in cpu's LLC reads (select_idle_cpu:
+ * sd_llc_shared->nr_idle_scan). It starts at the LLC's weight, what the
+ * last periodic balance of a machine idle before the run leaves there. */
+int fair_nr_idle_scan(const struct world *w, int cpu)
 {
     const struct sched_topology *t = &w->sched.topo;
-    struct sched_llc_shared *sh = &w->sched.llc[t->llc_id[cpu]];
-    const struct sched_domain *sd = highest_flag_domain(t, cpu, SD_SHARE_LLC);
-    if (!sd)
+    if (!highest_flag_domain(t, cpu, SD_SHARE_LLC))
         return w->sched.ncpus;
-    sim_time_t interval = (sim_time_t)sd->min_interval_ms * SIM_NS_PER_MS;
-    if (sh->scan_update_ns >= 0 && w->q.now_ns - sh->scan_update_ns < interval)
-        return sh->nr_idle_scan;
-    uint64_t sum_util = 0, llc_weight = (uint64_t)sd->span->weight;
-    for (int i = 0; i < sd->span->weight; i++)
-        sum_util += (uint64_t)cpu_util_without(w, sd->span->cpus[i], NULL);
+    return w->sched.llc[t->llc_id[cpu]].nr_idle_scan;
+}
+
+/* update_idle_cpu_scan (kernel/sched/fair.c, called at the end of
+ * update_sd_lb_stats): nr = llc_weight x (1 - (x x pct)^2 / 10000 / 1024)
+ * with x the LLC's summed util per CPU, so the scan shrinks as the LLC
+ * fills and stops at 85 % (100 / imbalance_pct 117). Only periodic
+ * balancing (the busy tick or nohz idle balancing, not CPU_NEWLY_IDLE,
+ * which runs far more often) of a domain that is dst's LLC writes it. */
+void fair_update_idle_cpu_scan(struct world *w, int dst, const struct sched_domain *sd,
+                               uint64_t sum_util, enum cpu_idle_type idle)
+{
+    const struct sched_topology *t = &w->sched.topo;
+    if (!w->sched.sis_util || idle == CPU_NEWLY_IDLE || sd->span->weight != t->llc_size[dst] ||
+        !highest_flag_domain(t, dst, SD_SHARE_LLC))
+        return;
+    uint64_t llc_weight = (uint64_t)t->llc_size[dst];
     uint64_t x = sum_util / llc_weight, pct = (uint64_t)sd->imbalance_pct;
     uint64_t tmp = x * x * pct * pct / (10000 * SCHED_CAPACITY_SCALE);
     tmp = tmp < SCHED_CAPACITY_SCALE ? tmp : SCHED_CAPACITY_SCALE;
     uint64_t y = (SCHED_CAPACITY_SCALE - tmp) * llc_weight / SCHED_CAPACITY_SCALE;
-    sh->nr_idle_scan = (int)y;
-    sh->scan_update_ns = w->q.now_ns;
-    return sh->nr_idle_scan;
+    w->sched.llc[t->llc_id[dst]].nr_idle_scan = (int)y;
 }
 
 /* ---- the fork/exec slow path (sched_balance_find_dst_cpu) ------------------ */

@@ -210,7 +210,6 @@ static void idle_timer_arm(struct world *w, int cpu);
 static void idle_defer_start(struct world *w, int cpu);
 static void idle_defer_fired(struct sim_event *ev, void *arg);
 static void idle_defer_arm(struct world *w, int cpu, sim_time_t period_ns);
-static void idle_run_deferred(struct world *w, int cpu);
 
 void idle_init(struct world *w)
 {
@@ -243,6 +242,8 @@ void idle_init(struct world *w)
         is->cpu[cpu].state = -1;
         is->cpu[cpu].wl_timer_ns = SIM_TIME_MAX;
         is->cpu[cpu].guest_timer_ns = SIM_TIME_MAX;
+        if (isol_cpu_offline(w, cpu))
+            continue;   /* an offline thread has no timers */
         idle_timer_arm(w, cpu);
         idle_defer_start(w, cpu);
     }
@@ -381,6 +382,19 @@ static void idle_acct_close(struct idle_sys *is, int cpu, sim_time_t now_ns)
     ic->acct_since_ns = now_ns;
 }
 
+/* The next housekeeping timer that will interrupt cpu: its own stream's,
+ * and those of CPUs whose unbound timers run here (isol_timer_cpu). */
+static sim_time_t idle_next_hk_timer_ns(const struct world *w, int cpu)
+{
+    sim_time_t next = SIM_TIME_MAX;
+    for (int s = w->isol.hk.any ? 0 : cpu; s < (w->isol.hk.any ? w->machine->ncpus : cpu + 1); s++) {
+        const struct sim_event *ev = &w->idle.cpu[s].timer_ev;
+        if (isol_timer_cpu(w, s) == cpu && sim_event_pending(ev) && ev->when_ns < next)
+            next = ev->when_ns;
+    }
+    return next;
+}
+
 /* What the timer subsystem tells the governor (tick_nohz_get_sleep_length):
  * the next timer as if the tick were stopped, and the time to the event the
  * device holds now (FACTS-2.md §1). */
@@ -390,7 +404,7 @@ static void idle_fill_timers(struct world *w, int cpu)
     struct cpuidle_device *dev = &is->dev[cpu];
     const struct idle_cpu *ic = &is->cpu[cpu];
     /* A CPU without housekeeping timers (a rate of 0) has none queued. */
-    sim_time_t hk_ns = sim_event_pending(&ic->timer_ev) ? ic->timer_ev.when_ns : SIM_TIME_MAX;
+    sim_time_t hk_ns = idle_next_hk_timer_ns(w, cpu);
     sim_time_t next_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns;
     if (ic->guest_timer_ns < next_ns)
         next_ns = ic->guest_timer_ns; /* a halted vCPU's LAPIC timer, an hrtimer here */
@@ -572,7 +586,7 @@ void idle_exit_end(struct world *w, int cpu)
     ic->state = -1;
     /* The CPU is out of idle: its tick runs again and with it the
      * deferrable timers that expired meanwhile. */
-    idle_run_deferred(w, cpu);
+    idle_run_deferred_timers(w, cpu);
 }
 
 void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns)
@@ -597,14 +611,18 @@ void idle_task_runs(struct world *w, int cpu)
  * deferrable timer waiting for a tick runs. */
 static void idle_tick_runs_timers(struct world *w, int cpu)
 {
-    struct idle_cpu *ic = &w->idle.cpu[cpu];
-    if (sim_event_pending(&ic->timer_ev) && hrtimer_expired_by(&ic->hk_range, w->q.now_ns)) {
+    int first = w->isol.hk.any ? 0 : cpu, last = w->isol.hk.any ? w->machine->ncpus : cpu + 1;
+    for (int s = first; s < last; s++) {
+        struct idle_cpu *ic = &w->idle.cpu[s];
+        if (isol_timer_cpu(w, s) != cpu || !sim_event_pending(&ic->timer_ev) ||
+            !hrtimer_expired_by(&ic->hk_range, w->q.now_ns))
+            continue;
         sim_event_cancel(&w->q, &ic->timer_ev);
-        ic->nr_coalesced++;
-        idle_timer_arm(w, cpu);
+        w->idle.cpu[cpu].nr_coalesced++;
+        idle_timer_arm(w, s);
         wchain_irq(w, cpu);
     }
-    idle_run_deferred(w, cpu);
+    idle_run_deferred_timers(w, cpu);
 }
 
 static void idle_tick_fired(struct sim_event *ev, void *arg)
@@ -691,7 +709,7 @@ static void idle_defer_start(struct world *w, int cpu)
     idle_defer_arm(w, cpu, 1 + (sim_time_t)(phase * (double)period_ns));
 }
 
-static void idle_run_deferred(struct world *w, int cpu)
+void idle_run_deferred_timers(struct world *w, int cpu)
 {
     if (w->idle.cpu[cpu].defer_pending)
         idle_defer_run(w, cpu);
@@ -706,7 +724,8 @@ static void idle_defer_fired(struct sim_event *ev, void *arg)
     struct world *w = arg;
     struct idle_cpu *ic = container_of(ev, struct idle_cpu, defer_ev);
     int cpu = (int)(ic - w->idle.cpu);
-    if (ic->in_idle)
+    /* a nohz_full CPU whose tick is stopped waits for its next tick too */
+    if (ic->in_idle || tick_nohz_full_stopped(w, cpu))
         ic->defer_pending = true;
     else
         idle_defer_run(w, cpu);
@@ -735,18 +754,22 @@ void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device
     ic->hk_req_ns = w->q.now_ns;
     sim_event_cancel(&w->q, &ic->timer_ev);
     sim_event_cancel(&w->q, &ic->device_ev);
+    if (isol_cpu_offline(w, cpu))
+        return;
     idle_timer_arm(w, cpu);
     idle_device_arm(w, cpu);
 }
 
-/* A housekeeping timer: the next one is armed, then it interrupts. */
+/* A housekeeping timer: the next one is armed, then it interrupts, on the
+ * CPU the stream's unbound timers run on (itself unless it is nohz_full or
+ * isolated: get_nohz_timer_target). */
 static void idle_timer_fired(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
     struct idle_cpu *ic = container_of(ev, struct idle_cpu, timer_ev);
-    int cpu = (int)(ic - w->idle.cpu);
-    ic->nr_timer_irqs++;
-    idle_timer_arm(w, cpu);
+    int stream = (int)(ic - w->idle.cpu), cpu = isol_timer_cpu(w, stream);
+    w->idle.cpu[cpu].nr_timer_irqs++;
+    idle_timer_arm(w, stream);
     idle_bg_irq(w, cpu, IDLE_WAKE_TIMER);
     wchain_irq(w, cpu);
 }
@@ -766,7 +789,8 @@ static void idle_device_fired(struct sim_event *ev, void *arg)
     struct idle_cpu *ic = container_of(ev, struct idle_cpu, device_ev);
     int cpu = (int)(ic - w->idle.cpu);
     idle_device_arm(w, cpu);
-    idle_device_interrupt(w, cpu);
+    /* isolcpus=managed_irq: a managed interrupt's housekeeping CPU */
+    idle_device_interrupt(w, isol_irq_cpu(w, cpu));
 }
 
 static void idle_poll_limit(struct sim_event *ev, void *arg)

@@ -195,6 +195,9 @@ void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device
 void idle_device_interrupt(struct world *w, int cpu);
 /* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
 void idle_task_runs(struct world *w, int cpu);
+/* cpu's timer softirq runs (a tick, an idle exit): the deferrable timers
+ * that expired while nothing ran them. */
+void idle_run_deferred_timers(struct world *w, int cpu);
 
 void idle_measure_reset(struct world *w, sim_time_t now_ns);
 /* tick_stopped_pct, residency.<state>, above_pct, below_pct and the

@@ -151,8 +151,8 @@ struct cfs_rq_avg {
 struct sched_llc_shared {
     bool has_idle_cores;        /* set when a core goes fully idle, cleared by a
                                  * wake-up scan that found none */
-    int nr_idle_scan;           /* SIS_UTIL: CPUs a wake-up scan may look at */
-    sim_time_t scan_update_ns;  /* when nr_idle_scan was last computed, -1 never */
+    int nr_idle_scan;           /* SIS_UTIL: CPUs a wake-up scan may look at, as the
+                                 * LLC's last periodic balance left it */
 };
 
 /* balance.c: per-domain and machine-wide balancing state. */
@@ -303,9 +303,8 @@ void rq_clock_pelt_sync(struct world *w, int cpu);
 void fair_post_init_util(struct world *w, struct task *p, int cpu);
 /* cpu went idle after running a task: idle_stamp, has_idle_cores. */
 void fair_cpu_went_idle(struct world *w, int cpu);
-/* The SIS_UTIL scan budget of cpu's LLC, recomputed at most once per LLC
- * balance interval (update_idle_cpu_scan). */
-int fair_nr_idle_scan(struct world *w, int cpu);
+/* The SIS_UTIL scan budget of cpu's LLC (sd_llc_shared->nr_idle_scan). */
+int fair_nr_idle_scan(const struct world *w, int cpu);
 
 /* Shared by fair.c's slow path and balance.c: group types, lowest pulling
  * priority first (enum group_type), and a group's statistics (sg_lb_stats
@@ -344,12 +343,21 @@ bool util_fits_cpu(const struct world *w, double util, int cpu);
 
 /* balance.c: load balancing (sched_balance_rq). */
 enum cpu_idle_type { CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE };
+/* fair.c, from balance.c's sched_balance_rq once update_sd_lb_stats has
+ * summed sd's util (sum_util, the groups' clamped util): the SIS_UTIL
+ * budget of dst's LLC when sd is that LLC and the balance is periodic
+ * (update_idle_cpu_scan). */
+void fair_update_idle_cpu_scan(struct world *w, int dst, const struct sched_domain *sd,
+                               uint64_t sum_util, enum cpu_idle_type idle);
 enum migration_type { migrate_load, migrate_util, migrate_task, migrate_misfit };
 void sched_balance_init(struct world *w);
 void sched_balance_destroy(struct world *w);
 /* cpu started a task: arm its scheduler tick (trigger_load_balance). */
 void sched_balance_arm(struct world *w, int cpu);
 void sched_balance_tick(struct sim_event *ev, void *arg);
+/* update_misfit_status: rq->misfit_task_load from cpu's running task (the
+ * tick's task_tick_fair). */
+void sched_update_misfit_status(struct world *w, int cpu);
 /* cpu found nothing to run (sched_balance_newidle). True if it pulled a task:
  * a queued one is then at the head of cpu's queue, a running one already
  * runs on cpu. */

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/isolation.h"
 #include "kernel/x86/itmt.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
@@ -98,6 +99,8 @@ void sched_flags_text(unsigned flags, const struct kversion *k, char *buf, size_
 struct topo_desc {
     bool level[TL_NR];
     unsigned tl_flags[TL_NR];
+    const bool *in_domains;     /* [ncpus] the CPUs the domains are built over */
+    int nr_in_domains;
 };
 
 static void topo_describe(const struct hw_machine *m, const struct kversion *k, bool itmt,
@@ -151,7 +154,7 @@ static int topo_slot(const struct sched_topology *t, int tl, int first)
  * first CPU seen with its key; then each span's CPUs, ascending.
  * key_first is [ncpus] scratch. */
 static void topo_build_spans(const struct hw_machine *m, struct sched_topology *t, int tl,
-                             int *key_first)
+                             const bool *in_domains, int *key_first)
 {
     int n = t->ncpus;
     int *first = &t->span_first[(size_t)tl * (size_t)n];
@@ -159,6 +162,15 @@ static void topo_build_spans(const struct hw_machine *m, struct sched_topology *
         key_first[k] = -1;
     for (int cpu = 0; cpu < n; cpu++) {
         int key = topo_mask_key(m, tl, cpu);
+        /* A CPU outside the domains' map (isolcpus=domain, offline) spans
+         * itself alone at every level: all its levels are degenerate and it
+         * is in no other CPU's spans (build_sched_domains over
+         * housekeeping_cpumask(HK_TYPE_DOMAIN) and the active CPUs). */
+        if (!in_domains[cpu]) {
+            first[cpu] = cpu;
+            t->spans[topo_slot(t, tl, cpu)].weight++;
+            continue;
+        }
         if (key_first[key] < 0)
             key_first[key] = cpu;
         first[cpu] = key_first[key];
@@ -226,7 +238,8 @@ static void topo_capacities(const struct hw_machine *m, const struct kparams *kp
 
 /* asym_cpu_capacity_classify: SD_ASYM_CPUCAPACITY if span holds more than
  * one capacity, _FULL as well if it holds every capacity of the machine. */
-static unsigned topo_asym_classify(const struct sched_topology *t, const struct sched_span *s)
+static unsigned topo_asym_classify(const struct sched_topology *t, const bool *in_domains,
+                                   const struct sched_span *s)
 {
     bool mixed = false, all = true;
     for (int i = 0; i < s->weight; i++)
@@ -234,6 +247,8 @@ static unsigned topo_asym_classify(const struct sched_topology *t, const struct 
     if (!mixed)
         return 0;
     for (int cpu = 0; cpu < t->ncpus && all; cpu++) {
+        if (!in_domains[cpu])
+            continue;   /* asym_cpu_capacity_scan reads the domains' CPUs */
         bool found = false;
         for (int i = 0; i < s->weight && !found; i++)
             found = t->capacity[s->cpus[i]] == t->capacity[cpu];
@@ -256,7 +271,7 @@ static void topo_sd_init(const struct topo_desc *td, const struct sched_topology
     sd->busy_factor = 16;
     sd->imbalance_pct = 117;
     sd->flags = SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE |
-                SD_PREFER_SIBLING | td->tl_flags[tl] | topo_asym_classify(t, s);
+                SD_PREFER_SIBLING | td->tl_flags[tl] | topo_asym_classify(t, td->in_domains, s);
     if (sd->flags & SD_SHARE_CPUCAPACITY) {
         sd->imbalance_pct = 110;
     } else if (sd->flags & SD_SHARE_LLC) {
@@ -319,7 +334,7 @@ static void topo_build_protos(const struct hw_machine *m, const struct topo_desc
         for (int cpu = 0; cpu < m->ncpus; cpu++) {
             const struct sched_span *s = topo_span(t, tl, cpu);
             struct sched_domain *sd = topo_proto(b, t, b->nlv, s);
-            spans_all |= s->weight == t->ncpus;
+            spans_all |= s->weight == td->nr_in_domains;
             if (sd->span)
                 continue;
             topo_sd_init(td, t, (enum sched_tl)tl, s, sd);
@@ -511,16 +526,23 @@ void sched_topology_build(const struct hw_machine *m, const struct kparams *kp,
     t->share_id = xcalloc((size_t)n, sizeof *t->share_id);
     t->smt = xcalloc((size_t)n, sizeof *t->smt);
     t->span_first = xcalloc(slots, sizeof *t->span_first);
+    struct housekeeping hk;
+    housekeeping_resolve(m, kp, &hk);
     int *key_first = xcalloc((size_t)n, sizeof *key_first);
     for (int tl = 0; tl <= TL_NR; tl++)
-        topo_build_spans(m, t, tl, key_first);
+        topo_build_spans(m, t, tl, hk.in_domains, key_first);
     free(key_first);
     for (int cpu = 0; cpu < n; cpu++)
         t->smt[cpu] = topo_span(t, TL_SMT, cpu);
-    t->smt_active = m->threads_per_core > 1;
+    t->smt_active = false;   /* sched_smt_present: a core with two threads in the domains */
+    for (int cpu = 0; cpu < n; cpu++)
+        t->smt_active |= t->smt[cpu]->weight > 1;
     topo_capacities(m, kp, t);
     struct topo_desc td;
     topo_describe(m, &kp->kernel, it && it->capable && it->enabled, &td);
+    td.in_domains = hk.in_domains;
+    for (int cpu = 0; cpu < n; cpu++)
+        td.nr_in_domains += hk.in_domains[cpu];
     struct topo_build b = { .proto = xcalloc(slots, sizeof *b.proto) };
     topo_build_protos(m, &td, t, &b);
     for (int l = 0; l < b.nlv; l++)
@@ -538,6 +560,7 @@ void sched_topology_build(const struct hw_machine *m, const struct kparams *kp,
     for (size_t i = 0; i < slots; i++)
         free(b.proto[i].groups);
     free(b.proto);
+    housekeeping_destroy(&hk);
 }
 
 void sched_topology_destroy(struct sched_topology *t)

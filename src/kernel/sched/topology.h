@@ -23,8 +23,9 @@
  * x86_has_numa_in_package, never applies); every remote node is one hop
  * away (SLIT distance 21, below
  * node_reclaim_distance 30, so NUMA levels keep SD_BALANCE_FORK/EXEC and
- * SD_WAKE_AFFINE); no cpusets, isolcpus or CPU hotplug (one root domain
- * spanning every CPU). */
+ * SD_WAKE_AFFINE); no cpusets or run-time CPU hotplug: one root domain
+ * over the online CPUs outside isolcpus=domain (isolation.h); each CPU left
+ * out has no domain (the NULL domain) and is in no other CPU's spans. */
 #ifndef PMLAB_KERNEL_SCHED_TOPOLOGY_H
 #define PMLAB_KERNEL_SCHED_TOPOLOGY_H
 
