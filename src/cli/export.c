@@ -111,6 +111,11 @@ static int export_main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     char msg[512];
+    if (output && out_check_not_input("--output", output, "the database", argv[optind], msg,
+                                      sizeof msg) != 0) {
+        fprintf(stderr, "pmlab export: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
     struct store_reader rd;
     if (store_reader_open(&rd, argv[optind], msg, sizeof msg) != 0) {
         fprintf(stderr, "pmlab export: %s\n", msg);

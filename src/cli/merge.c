@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "sweep/store.h"
 
 static void merge_usage(void)
@@ -46,12 +47,17 @@ static int merge_main(int argc, char **argv)
         fprintf(stderr, "pmlab merge: expected databases and -o ALL.db (see 'pmlab merge --help')\n");
         return EXIT_BAD_INPUT;
     }
+    char msg[600];
+    for (int i = optind; i < argc; i++)
+        if (out_check_not_input("-o", out, "the input", argv[i], msg, sizeof msg) != 0) {
+            fprintf(stderr, "pmlab merge: %s\n", msg);
+            return EXIT_BAD_INPUT;
+        }
     struct stat st;
     if (stat(out, &st) == 0) {
         fprintf(stderr, "pmlab merge: %s exists: choose another name or remove it\n", out);
         return EXIT_BAD_INPUT;
     }
-    char msg[600];
     bool bad_input;
     if (store_merge((const char *const *)argv + optind, argc - optind, out, &bad_input, msg,
                     sizeof msg) != 0) {

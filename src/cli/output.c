@@ -45,6 +45,71 @@ static int out_create_beside(const char *target, char **tmp)
     return fd;
 }
 
+/* path with its directory and any symbolic links resolved, for a file that
+ * need not exist: realpath(3) where it does, else its links followed by hand
+ * and the directory resolved. Allocated. */
+static char *out_resolve(const char *path)
+{
+    char *cur = xstrdup(path);
+    for (int hops = 0; hops < 40; hops++) { /* the kernel's MAXSYMLINKS */
+        char *real = realpath(cur, NULL);
+        if (real) {
+            free(cur);
+            return real;
+        }
+        char link[4096];
+        ssize_t len = readlink(cur, link, sizeof link - 1);
+        if (len < 0)
+            break;
+        link[len] = '\0';
+        const char *slash = strrchr(cur, '/');
+        char *next = link[0] == '/' || !slash
+                         ? xstrdup(link)
+                         : xasprintf("%.*s/%s", (int)(slash - cur), cur, link);
+        free(cur);
+        cur = next;
+    }
+    const char *slash = strrchr(cur, '/');
+    char *dir = slash ? xstrndup(cur, slash == cur ? 1 : (size_t)(slash - cur)) : xstrdup(".");
+    char *real_dir = realpath(dir, NULL);
+    char *out = real_dir ? xasprintf("%s/%s", strcmp(real_dir, "/") == 0 ? "" : real_dir,
+                                     slash ? slash + 1 : cur)
+                         : xstrdup(cur);
+    free(real_dir);
+    free(dir);
+    free(cur);
+    return out;
+}
+
+int out_check_not_input(const char *opt, const char *out, const char *what, const char *input,
+                        char *msg, size_t msgsize)
+{
+    struct stat so, si;
+    bool same;
+    if (stat(out, &so) == 0 && stat(input, &si) == 0) {
+        same = so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+    } else {
+        char *ro = out_resolve(out), *ri = out_resolve(input);
+        same = strcmp(ro, ri) == 0;
+        free(ro);
+        free(ri);
+    }
+    if (!same)
+        return 0;
+    snprintf(msg, msgsize, "%s %s is %s %s: writing it would destroy what is read; choose another "
+             "name", opt, out, what, input);
+    return -1;
+}
+
+int out_check_not_inputs(const char *opt, const char *out, const char *const *in,
+                         const char *const *what, int n, char *msg, size_t msgsize)
+{
+    for (int i = 0; i < n; i++)
+        if (out_check_not_input(opt, out, what[i], in[i], msg, msgsize) != 0)
+            return -1;
+    return 0;
+}
+
 int out_file_open(struct out_file *o, const char *path, char *msg, size_t msgsize)
 {
     memset(o, 0, sizeof *o);

@@ -313,6 +313,25 @@ int cli_sweep_finish(const char *db, const char *output, const char *format, con
     return rc;
 }
 
+/* Neither --output nor the database may be a file the sweep reads, nor
+ * --output the database (--output res.db names the database res.db too):
+ * the summary renamed over it would lose the whole sweep. 0, or -1 after
+ * the message. */
+static int sweep_check_outputs(const struct cli_sweep *a)
+{
+    struct scenario_inputs in;
+    scenario_input_files(a->base, &in);
+    char msg[600];
+    int rc = out_check_not_inputs("--db", a->db, in.path, in.what, in.n, msg, sizeof msg);
+    if (rc == 0 && a->output)
+        rc = out_check_not_input("--output", a->output, "the results database", a->db, msg,
+                                 sizeof msg) ||
+             out_check_not_inputs("--output", a->output, in.path, in.what, in.n, msg, sizeof msg);
+    if (rc != 0)
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+    return rc;
+}
+
 int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
 {
     memset(a, 0, sizeof *a);
@@ -328,6 +347,8 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
     if (worker)
         return 0;
     a->db = a->db_opt ? xstrdup(a->db_opt) : cli_sweep_default_db(a->base, a->output, &a->shard);
+    if (sweep_check_outputs(a) != 0)
+        return cli_sweep_close(a, EXIT_BAD_INPUT);
     struct store_identity id;
     store_identity_of(&a->spec, a->base, &id);
     char shard[48] = "", msg[600];

@@ -3,8 +3,12 @@
 # (issue 27): nothing read reaches gnuplot as code, no output replaces an
 # input, a corrupt or hostile database stops with its name, never a crash.
 . tests/lib.sh
-export PMLAB_MACHINES="$PWD/machines"
 case $P in /*) ;; *) P="$PWD/$P" ;; esac
+# A copy of the machine: a test of pmlab without a fix must not write into
+# the tree.
+mkdir "$T/machines"
+cp machines/rpl-h.ini "$T/machines/"
+export PMLAB_MACHINES="$T/machines"
 cd "$T"
 cat >tiny.ini <<'INI'
 [scenario]
@@ -68,3 +72,31 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     echo "ok - gnuplot quoting # SKIP gnuplot not installed"
 fi
+
+# 2. An output that is an input: exit 2 before anything runs, the input
+# whole. Through another spelling, a symlink, and before the file exists
+# (--output new.db names the new database new.db).
+cp good.db same.db
+sum() { cksum <"$1"; }
+before=$(sum same.db)
+expect 2 "^pmlab sweep: --output same.db is the results database same.db: writing it would destroy" \
+    "$P" sweep tiny.ini $G --db same.db --resume --output same.db
+expect 2 "is the results database" "$P" sweep tiny.ini $G --db same.db --resume --output ./same.db
+expect 2 "^pmlab sweep: --output new.db is the results database new.db" \
+    "$P" sweep tiny.ini $G --output new.db
+[ ! -e new.db ] || fail "a refused sweep created its database"
+ln -s same.db link.db
+expect 2 "^pmlab export: --output link.db is the database same.db" "$P" export same.db -o link.db
+expect 2 "is the database" "$P" export same.db -o "$T/same.db"
+expect 2 "^pmlab merge: -o same.db is the input same.db" "$P" merge same.db -o same.db
+expect 2 "^pmlab sweep: --db tiny.ini is the scenario tiny.ini" "$P" sweep tiny.ini $G --db tiny.ini
+[ "$(sum same.db)" = "$before" ] || fail "the database changed"
+IMP=$OLDPWD/tests/data/import-root
+expect 2 "^pmlab import: --scenario both.ini is the machine file (-o) both.ini" \
+    "$P" import --root "$IMP" -o both.ini --scenario both.ini
+[ ! -e both.ini ] || fail "a refused import wrote its output"
+cp tiny.ini keep.ini
+expect 2 "^pmlab run: --output tiny.ini is the scenario tiny.ini" "$P" run tiny.ini --quick --quiet -o tiny.ini
+expect 2 "is the machine file" "$P" run tiny.ini --quick --quiet -o "$PMLAB_MACHINES/rpl-h.ini"
+cmp -s tiny.ini keep.ini || fail "run -o SCENARIO replaced the scenario"
+ok "an output that is an input (database, scenario, machine): exit 2, the input kept"
