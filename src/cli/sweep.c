@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -222,16 +223,23 @@ static double sweep_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The points of this shard that the store lacks, ascending. */
+/* The points of this shard that the store lacks, ascending; NULL with msg
+ * when the store cannot be read. */
 static long *sweep_todo(const struct sweep_spec *spec, const struct sweep_shard *shard,
-                        struct sweep_store *st, long *ntodo, long *nshard)
+                        struct sweep_store *st, long *ntodo, long *nshard, char *msg,
+                        size_t msgsize)
 {
     long n = sweep_grid_npoints(&spec->grid);
     long *todo = xcalloc((size_t)n + 1, sizeof *todo);
     *ntodo = *nshard = 0;
     for (long p = shard->index; p < n; p += shard->count) {
         ++*nshard;
-        if (!store_has_point(st, p))
+        int have = store_has_point(st, p, msg, msgsize);
+        if (have < 0) {
+            free(todo);
+            return NULL;
+        }
+        if (!have)
             todo[(*ntodo)++] = p;
     }
     return todo;
@@ -272,9 +280,10 @@ int cli_sweep_finish(const char *db, const char *output, const char *format, con
         guard.dirs[guard.ndirs++] = &plot;
     }
     struct sweep_summary sum;
-    if (rc == 0 && sweep_summary_load(&sum, db, primary, msg, sizeof msg) != 0) {
+    int status = rc == 0 ? sweep_summary_load(&sum, db, primary, msg, sizeof msg) : 0;
+    if (status != 0) {
         fprintf(stderr, "pmlab sweep: %s\n", msg);
-        rc = EXIT_RUN_FAILED;
+        rc = status;
     } else if (rc == 0) {
         FILE *out = output ? file.f : stdout;
         if (strcmp(format, "csv") == 0)
@@ -332,6 +341,29 @@ static int sweep_check_outputs(const struct cli_sweep *a)
     return rc;
 }
 
+/* --resume: the database, when it exists and is not empty, read and
+ * checked whole before a point is added to it, as the summary will read it.
+ * 0, or the exit status after the message. */
+static int sweep_check_db(const char *db)
+{
+    struct stat st;
+    if (stat(db, &st) != 0 || st.st_size == 0)
+        return 0; /* store_open creates it */
+    struct store_reader rd;
+    char msg[700];
+    int status = store_reader_open(&rd, db, msg, sizeof msg);
+    if (status == 0) {
+        if (store_reader_check(&rd) != 0) {
+            snprintf(msg, sizeof msg, "%s", rd.err);
+            status = rd.status;
+        }
+        store_reader_close(&rd);
+    }
+    if (status != 0)
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+    return status;
+}
+
 int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
 {
     memset(a, 0, sizeof *a);
@@ -349,6 +381,9 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
     a->db = a->db_opt ? xstrdup(a->db_opt) : cli_sweep_default_db(a->base, a->output, &a->shard);
     if (sweep_check_outputs(a) != 0)
         return cli_sweep_close(a, EXIT_BAD_INPUT);
+    int status = a->resume ? sweep_check_db(a->db) : 0;
+    if (status != 0)
+        return cli_sweep_close(a, status);
     struct store_identity id;
     store_identity_of(&a->spec, a->base, &id);
     char shard[48] = "", msg[600];
@@ -361,7 +396,11 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
         fprintf(stderr, "pmlab sweep: %s\n", msg);
         return cli_sweep_close(a, bad_input ? EXIT_BAD_INPUT : EXIT_RUN_FAILED);
     }
-    a->todo = sweep_todo(&a->spec, &a->shard, a->st, &a->ntodo, &a->nshard);
+    a->todo = sweep_todo(&a->spec, &a->shard, a->st, &a->ntodo, &a->nshard, msg, sizeof msg);
+    if (!a->todo) {
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+        return cli_sweep_close(a, EXIT_RUN_FAILED);
+    }
     if (!a->quiet)
         fprintf(stderr, "pmlab sweep: %s: %ld points x %d variants into %s (%ld to run)\n",
                 a->base->name, a->nshard, a->base->nvariants, a->db, a->ntodo);

@@ -155,19 +155,29 @@ int sweep_summary_load(struct sweep_summary *s, const char *db, const char *prim
 {
     memset(s, 0, sizeof *s);
     struct store_reader rd;
-    if (store_reader_open(&rd, db, msg, msgsize) != 0)
-        return -1;
+    int status = store_reader_open(&rd, db, msg, msgsize);
+    if (status != 0)
+        return status;
     s->scenario = store_reader_get(&rd, "sweep", "scenario");
     s->naxes = rd.naxes;
     s->axis_keys = xcalloc((size_t)rd.naxes + 1, sizeof *s->axis_keys);
     for (int i = 0; i < rd.naxes; i++)
         s->axis_keys[i] = xstrdup(rd.axis_keys[i]);
     struct summary_block b = { .s = s, .point = -1 };
-    store_reader_rows(&rd, summary_block_row, &b);
+    if (rd.status == 0)
+        store_reader_rows(&rd, summary_block_row, &b);
     summary_block_flush(&b);
     free(b.metric);
     free(b.value);
-    char *stored = store_reader_get(&rd, "provenance", "primary");
+    char *stored = rd.status == 0 ? store_reader_get(&rd, "provenance", "primary") : NULL;
+    if (rd.status != 0) {
+        snprintf(msg, msgsize, "%s", rd.err);
+        status = rd.status;
+        store_reader_close(&rd);
+        free(stored);
+        sweep_summary_free(s);
+        return status;
+    }
     store_reader_close(&rd);
     const char *want = primary ? primary : stored;
     if (want && summary_index(s->metrics, s->nmetrics, want) >= 0)
@@ -176,7 +186,7 @@ int sweep_summary_load(struct sweep_summary *s, const char *db, const char *prim
         snprintf(msg, msgsize, "--primary: the sweep reports no metric '%s'", primary);
         free(stored);
         sweep_summary_free(s);
-        return -1;
+        return STORE_BAD_INPUT;
     } else if (s->nmetrics) {
         s->primary = xstrdup(s->metrics[0]);
     }

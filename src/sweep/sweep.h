@@ -25,6 +25,10 @@
 #include "util/diag.h"
 
 #define SWEEP_MAX_AXES 16
+/* The most points a grid may have: a million runs of every variant is past
+ * what a cluster runs in a week, and the count, the database's point ids
+ * and merge's table of them stay far from overflow. */
+#define SWEEP_MAX_POINTS 1000000L
 
 struct sweep_axis {
     char *key;            /* SECTION.KEY */

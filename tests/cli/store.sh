@@ -100,3 +100,67 @@ expect 2 "^pmlab run: --output tiny.ini is the scenario tiny.ini" "$P" run tiny.
 expect 2 "is the machine file" "$P" run tiny.ini --quick --quiet -o "$PMLAB_MACHINES/rpl-h.ini"
 cmp -s tiny.ini keep.ini || fail "run -o SCENARIO replaced the scenario"
 ok "an output that is an input (database, scenario, machine): exit 2, the input kept"
+
+# 3. A corrupt database (200 bytes of a results page flipped) is exit 1
+# naming the file, for every reader: never a short export or summary.
+cp good.db bad.db
+python3 -c 'import sys
+f = open(sys.argv[1], "r+b"); f.seek(15 * 4096); b = f.read(200)
+f.seek(15 * 4096); f.write(bytes(x ^ 0x5a for x in b))' bad.db
+corrupt="^pmlab [a-z]*: bad.db: the database is corrupt (quick_check: "
+expect 1 "$corrupt" "$P" export bad.db
+[ ! -s out ] || fail "export of a corrupt database wrote $(wc -l <out) rows"
+expect 1 "$corrupt" "$P" sweep tiny.ini $G --db bad.db --resume
+expect 1 "$corrupt" "$P" merge bad.db -o m.db
+[ ! -e m.db ] || fail "merge of a corrupt database wrote one"
+ok "a corrupt database: exit 1 naming it (export, sweep --resume, merge)"
+
+# 4. Hostile values: each column is checked for type, NULL, length and
+# range, with the file, table and row named; exit 2, no crash.
+hostile() { # WANT SQL: the edit, then export, sweep --resume and merge of it
+    why=$1 edit=$2
+    rm -f h.db m.db; cp good.db h.db
+    sql h.db "$edit"
+    expect 2 "^pmlab export: h.db: $why" "$P" export h.db
+    [ ! -s out ] || fail "export of a hostile database ($edit) wrote rows"
+    expect 2 "^pmlab sweep: h.db: $why" "$P" sweep tiny.ini $G --db h.db --resume
+    expect 2 "^pmlab merge: h.db: $why" "$P" merge h.db -o m.db
+    [ ! -e m.db ] || fail "merge of a hostile database wrote one"
+}
+long=$(printf 'v%.0s' $(seq 70))
+hostile "results row 3: variant_name is 70 bytes long (at most 63)" \
+    "UPDATE results SET variant_name = '$long' WHERE rowid = 3"
+hostile "results row 5: metric is 50 bytes long (at most 47)" \
+    "UPDATE results SET metric = '$(printf 'm%.0s' $(seq 50))' WHERE rowid = 5"
+# NOT NULL is the schema's: a hand-made table without it holds a NULL.
+hostile "point_keys row 1: value is NULL" \
+    "CREATE TABLE pk AS SELECT * FROM point_keys; DROP TABLE point_keys;
+     CREATE TABLE point_keys(point, axis, key, value); INSERT INTO point_keys SELECT * FROM pk;
+     UPDATE point_keys SET value = NULL WHERE rowid = 1"
+hostile "sweep row [0-9]*: value is NULL" \
+    "CREATE TABLE s AS SELECT * FROM sweep; DROP TABLE sweep; CREATE TABLE sweep(key, value);
+     INSERT INTO sweep SELECT * FROM s; UPDATE sweep SET value = NULL WHERE key = 'seed'"
+hostile "sweep: points is '999999999999999', not a count in \[1, 1000000\]" \
+    "UPDATE sweep SET value = '999999999999999' WHERE key = 'points'"
+hostile "results row 7: point 9 is outside \[0, 1\]" "UPDATE results SET point = 9 WHERE rowid = 7"
+hostile "results row 2: value is not a finite number" "UPDATE results SET value = 'x' WHERE rowid = 2"
+hostile "results row 2: unit holds a control character" \
+    "UPDATE results SET unit = 'W' || char(10) WHERE rowid = 2"
+ok "hostile values (long names, NULLs, a huge point count, out of range): exit 2 naming the row"
+
+# 11. A second --resume while the first runs: refused, naming the process;
+# one killed (SIGKILL) leaves a lock the next --resume takes over.
+K="--quick --quiet --reps 2 --jobs 1 --grid workload.load=0.1,0.2,0.3,0.4 --set quick.duration_ms=400"
+"$P" sweep tiny.ini $K --db lock.db >/dev/null 2>&1 &
+pid=$!
+i=0
+until [ -s lock.db ] && "$P" export lock.db >/dev/null 2>&1; do
+    i=$((i + 1)); [ $i -lt 300 ] || fail "the first sweep did not start"
+    sleep 0.1
+done
+expect 1 "^pmlab sweep: lock.db is locked: pmlab sweep PID $pid on $(hostname) has been running it since 20" \
+    "$P" sweep tiny.ini $K --db lock.db --resume
+kill -9 $pid
+wait $pid 2>/dev/null || true
+"$P" sweep tiny.ini $K --db lock.db --resume >/dev/null 2>err || fail "--resume after SIGKILL: $(cat err)"
+ok "a second --resume: 'locked by PID $pid'; a killed sweep's lock is taken over"
