@@ -336,7 +336,11 @@ static void *out_guard_watch(void *arg)
     }
     if (m)
         fclose(m);
-    if (n && lost)
+    if (g->describe) {
+        fprintf(stderr, "\n%s: interrupted by %s: ", g->cmd, out_signal_name(sig));
+        g->describe(g->describe_ctx, stderr);
+        fputc('\n', stderr);
+    } else if (n && lost)
         fprintf(stderr, "\n%s: interrupted by %s: %s not written (previous contents kept)\n",
                 g->cmd, out_signal_name(sig), lost);
     else

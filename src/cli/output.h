@@ -94,6 +94,11 @@ struct out_guard {
     bool running;
     bool stopping;                   /* out_guard_stop is waking the watcher */
     bool term_ignored;               /* SIGTERM was ignored on entry */
+    /* When set, what an interruption leaves, written by the watcher (with
+     * lock held) after "CMD: interrupted by SIG: " instead of the list of
+     * outputs not written (a sweep: the points committed, how to resume). */
+    void (*describe)(void *ctx, FILE *out);
+    void *describe_ctx;
 };
 
 /* Block SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every

@@ -186,6 +186,11 @@ int cli_sweep_prepare(struct sweep_spec *spec, bool seed_set, struct scenario **
         fprintf(stderr, "%s\n", d.msg);
         return -1;
     }
+    char msg[400];
+    if (sweep_grid_check_size(&spec->grid, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+        return -1;
+    }
     struct scenario_load_opts lo = { .sets = spec->sets, .nsets = spec->nsets };
     *base = scenario_load(spec->scenario, &lo, &d);
     if (!*base) {
@@ -341,6 +346,45 @@ static int sweep_check_outputs(const struct cli_sweep *a)
     return rc;
 }
 
+/* word as one shell word: as it is when it is plain, else in single quotes
+ * (a quote inside as '\''). */
+static void sweep_shell_word(FILE *out, const char *word)
+{
+    bool plain = *word != '\0';
+    for (const char *c = word; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=,:+-@%",
+                       *c) != NULL;
+    if (plain) {
+        fputs(word, out);
+        return;
+    }
+    fputc('\'', out);
+    for (; *word; word++)
+        if (*word == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*word, out);
+    fputc('\'', out);
+}
+
+/* "pmlab sweep ARGS --resume", the words quoted for a shell (allocated):
+ * what continues this sweep, same options, same database. */
+static char *sweep_resume_command(int argc, char **argv, bool resume)
+{
+    char *cmd = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&cmd, &len);
+    fputs("pmlab", m);
+    for (int i = 0; i < argc; i++) {
+        fputc(' ', m);
+        sweep_shell_word(m, argv[i]);
+    }
+    if (!resume)
+        fputs(" --resume", m);
+    fclose(m);
+    return cmd;
+}
+
 /* --resume: the database, when it exists and is not empty, read and
  * checked whole before a point is added to it, as the summary will read it.
  * 0, or the exit status after the message. */
@@ -378,6 +422,7 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
     }
     if (worker)
         return 0;
+    a->resume_cmd = sweep_resume_command(argc, argv, a->resume);
     a->db = a->db_opt ? xstrdup(a->db_opt) : cli_sweep_default_db(a->base, a->output, &a->shard);
     if (sweep_check_outputs(a) != 0)
         return cli_sweep_close(a, EXIT_BAD_INPUT);
@@ -418,6 +463,7 @@ int cli_sweep_close(struct cli_sweep *a, int rc)
     }
     free(a->todo);
     free(a->db);
+    free(a->resume_cmd);
     scenario_free(a->base);
     sweep_grid_free(&a->spec.grid);
     memset(a, 0, sizeof *a);
@@ -429,10 +475,18 @@ int cli_sweep_commit(struct cli_sweep *a, long i, const struct sweep_result *r, 
 {
     char msg[512];
     bool progress = !a->quiet && isatty(STDERR_FILENO);
+    /* Under the guard's lock: an interruption says how many points are in
+     * the database, so it waits for a commit in progress. */
+    if (a->guard)
+        pthread_mutex_lock(&a->guard->lock);
     if (rc == 0 && store_commit_point(a->st, &a->spec, r, msg, sizeof msg) != 0) {
         rc = -1;
         err = msg;
+    } else if (rc == 0) {
+        a->ncommitted++;
     }
+    if (a->guard)
+        pthread_mutex_unlock(&a->guard->lock);
     char *label = sweep_point_label(&a->spec.grid, r->point);
     if (rc != 0)
         fprintf(stderr, "%spmlab sweep: point %ld (%s): %s\n", progress ? "\n" : "", r->point,
@@ -465,14 +519,29 @@ int cli_sweep_run_local(struct cli_sweep *a, void *ctx)
 /* The signal watcher around the points: an interruption between points
  * loses nothing (each is committed), one in flight is rolled back by
  * SQLite at the next open. */
+/* What an interrupted sweep leaves: the points in the database, and the
+ * command that continues it (the watcher calls this with the lock held). */
+static void sweep_describe_interrupt(void *ctx, FILE *out)
+{
+    const struct cli_sweep *a = ctx;
+    long have = a->nshard - a->ntodo + a->ncommitted;
+    fprintf(out, "%ld of the %ld points%s are committed to %s (%ld by this run; one in flight "
+            "runs again), no summary%s written; continue with:\n  %s", have, a->nshard,
+            a->shard.count > 1 ? " of this shard" : "", a->db, a->ncommitted,
+            a->plot_dir ? " or plots" : "", a->resume_cmd);
+}
+
 int cli_sweep_guarded(struct cli_sweep *a, int (*run)(struct cli_sweep *a, void *ctx), void *ctx)
 {
-    struct out_guard guard = { .cmd = "pmlab sweep" };
+    struct out_guard guard = { .cmd = "pmlab sweep", .describe = sweep_describe_interrupt,
+                               .describe_ctx = a };
     if (out_guard_start(&guard) != 0) {
         fprintf(stderr, "pmlab sweep: cannot start the signal watcher\n");
         return EXIT_RUN_FAILED;
     }
+    a->guard = &guard;
     int rc = run(a, ctx);
+    a->guard = NULL;
     out_guard_stop(&guard);
     return rc;
 }

@@ -164,3 +164,35 @@ kill -9 $pid
 wait $pid 2>/dev/null || true
 "$P" sweep tiny.ini $K --db lock.db --resume >/dev/null 2>err || fail "--resume after SIGKILL: $(cat err)"
 ok "a second --resume: 'locked by PID $pid'; a killed sweep's lock is taken over"
+
+# 11. Interrupted: how many points are in the database and the exact
+# command that continues (SIGTERM: a shell's background job ignores SIGINT,
+# and a signal ignored on entry stays ignored; both take the same path).
+"$P" sweep tiny.ini $K --db int.db --plot 'my plots' 2>err &
+pid=$!
+i=0
+until [ "$("$P" export int.db 2>/dev/null | cut -d, -f1 | sort -u | grep -c '^[0-9]')" -ge 2 ]; do
+    i=$((i + 1)); [ $i -lt 300 ] || fail "no point committed in 30 s"
+    sleep 0.1
+done
+kill -TERM $pid
+set +e; wait $pid; rc=$?; set -e
+[ $rc -eq 143 ] || fail "SIGTERM: exit $rc"
+n=$("$P" export int.db | cut -d, -f1 | sort -u | grep -c '^[0-9]')
+grep -q "^pmlab sweep: interrupted by SIGTERM: $n of the 4 points are committed to int.db ($n by this run; one in flight runs again), no summary or plots written; continue with:$" err ||
+    fail "interrupt message: $(cat err)"
+resume=$(sed -n 's/^  pmlab //p' err)
+[ "$resume" = "sweep $K --db int.db --plot 'my plots' tiny.ini --resume" ] || fail "resume command: $resume"
+eval "\"\$P\" $resume" >/dev/null 2>err || fail "the printed command: $(cat err)"
+[ "$("$P" export int.db | cut -d, -f1 | sort -u | grep -c '^[0-9]')" -eq 4 ] || fail "resumed, not every point"
+[ -s "my plots/sweep-pareto.png" ] || fail "resumed, no plots"
+ok "interrupted: '$n of the 4 points are committed', the command that continues it works"
+
+# 11. A grid past SWEEP_MAX_POINTS (16 keys x 16 values is 2^64, which a
+# long cannot count): exit 2 before anything runs, no database.
+keys=""
+for k in $(seq 16); do keys="$keys --grid workload.k$k=$(seq -s, 1 16)"; done
+expect 2 "^pmlab sweep: the grid has more than 1000000 points (16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 x 16 values): at most 1000000" \
+    "$P" sweep tiny.ini --quick $keys --db big.db
+[ ! -e big.db ] || fail "a refused grid left a database"
+ok "a grid of 16 x 16 values: exit 2, no database"
