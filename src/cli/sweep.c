@@ -333,6 +333,15 @@ int cli_sweep_finish(const char *db, const char *output, const char *format, con
  * the message. */
 static int sweep_check_outputs(const struct cli_sweep *a)
 {
+    /* Written only after the points have run: a name that cannot be one
+     * must not wait that long to fail. */
+    const char *empty = !a->db[0] ? "--db" : a->output && !a->output[0] ? "--output"
+                      : a->plot_dir && !a->plot_dir[0] ? "--plot" : NULL;
+    if (empty) {
+        fprintf(stderr, "pmlab sweep: %s: an empty %s name\n", empty,
+                strcmp(empty, "--plot") == 0 ? "directory" : "file");
+        return -1;
+    }
     struct scenario_inputs in;
     scenario_input_files(a->base, &in);
     char msg[600];

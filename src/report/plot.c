@@ -34,7 +34,8 @@
 extern char **environ;
 
 /* Run `gnuplot [script]` quietly in dir (script relative to it); returns its
- * exit status, or -1 if it could not start. The caller may block signals
+ * exit status, 1000 + the signal that killed it, or -1 if it could not
+ * start. The caller may block signals
  * (cli/output.c): gnuplot gets an empty mask, so Ctrl-C stops it too. */
 static int plot_run_gnuplot(const char *dir, const char *script)
 {
@@ -42,11 +43,16 @@ static int plot_run_gnuplot(const char *dir, const char *script)
     char *argv_version[] = { "gnuplot", "--version", NULL };
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
-    sigset_t none;
+    sigset_t none, deflt;
     sigemptyset(&none);
+    /* pmlab ignores SIGXFSZ (main.c); gnuplot, which does not check its
+     * writes, gets the default back so that a file size limit stops it. */
+    sigemptyset(&deflt);
+    sigaddset(&deflt, SIGXFSZ);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigdefault(&attr, &deflt);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_init(&fa);
     if (dir)
         posix_spawn_file_actions_addchdir_np(&fa, dir);
@@ -60,7 +66,7 @@ static int plot_run_gnuplot(const char *dir, const char *script)
     int status;
     if (waitpid(pid, &status, 0) < 0)
         return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 1000 + WTERMSIG(status) : -1;
 }
 
 int rpt_plot_available(void)
@@ -246,9 +252,13 @@ static int plot_close_render(struct plot_files *pf, char *msg, size_t msgsize)
         char *script = xasprintf("%s.gp", pf->name);
         int status = plot_run_gnuplot(pf->dir, script);
         free(script);
-        if (status != 0) {
+        if (status >= 1000 && status - 1000 == SIGXFSZ) {
+            snprintf(msg, msgsize, "gnuplot could not write %s: %s", pf->name, strerror(EFBIG));
+            rc = -1;
+        } else if (status != 0) {
             snprintf(msg, msgsize, "gnuplot failed on %s.gp (%s)", pf->name,
-                     status < 0 ? "could not run it" : "see its message above");
+                     status < 0 ? "could not run it"
+                     : status >= 1000 ? strsignal(status - 1000) : "see its message above");
             rc = -1;
         }
     }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,12 +86,32 @@ void store_identity_free(struct store_identity *id)
     id->n = 0;
 }
 
+/* What lies under an SQLITE_IOERR of db, as " (...)" into buf, or "": the
+ * system error when SQLite kept it, else a file size limit (ulimit -f: pmlab
+ * ignores SIGXFSZ, so a write past it fails with EFBIG, which SQLite reports
+ * as a bare "disk I/O error"). */
+static const char *store_io_cause(sqlite3 *db, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if ((sqlite3_errcode(db) & 0xff) != SQLITE_IOERR && (sqlite3_errcode(db) & 0xff) != SQLITE_FULL)
+        return buf;
+    struct rlimit lim;
+    if (sqlite3_system_errno(db) != 0)
+        snprintf(buf, size, " (%s)", strerror(sqlite3_system_errno(db)));
+    else if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+        snprintf(buf, size, " (%s? the file size limit is %llu bytes: ulimit -f)",
+                 strerror(EFBIG), (unsigned long long)lim.rlim_cur);
+    return buf;
+}
+
 static int store_exec(sqlite3 *db, const char *sql, char *msg, size_t msgsize)
 {
     char *err = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK)
         return 0;
-    snprintf(msg, msgsize, "%s", err ? err : sqlite3_errmsg(db));
+    char cause[128];
+    snprintf(msg, msgsize, "%s%s", err ? err : sqlite3_errmsg(db),
+             store_io_cause(db, cause, sizeof cause));
     sqlite3_free(err);
     return -1;
 }
@@ -124,8 +145,11 @@ static int store_fail(sqlite3 *db, const char *path, const char *doing, char *ms
                  "or run the sweep again", path, doing, sqlite3_errmsg(db));
     else if (code == SQLITE_NOTADB)
         snprintf(msg, msgsize, "%s is not a pmlab sweep database (%s)", path, sqlite3_errmsg(db));
-    else
-        snprintf(msg, msgsize, "%s: %s: %s", path, doing, sqlite3_errmsg(db));
+    else {
+        char cause[128];
+        snprintf(msg, msgsize, "%s: %s: %s%s", path, doing, sqlite3_errmsg(db),
+                 store_io_cause(db, cause, sizeof cause));
+    }
     return code == SQLITE_NOTADB ? STORE_BAD_INPUT : STORE_FAILED;
 }
 
@@ -500,18 +524,18 @@ int store_commit_point(struct sweep_store *st, const struct sweep_spec *spec,
 {
     char err[300];
     if (store_exec(st->db, "BEGIN IMMEDIATE;", err, sizeof err) != 0) {
-        snprintf(msg, msgsize, "%s", err);
+        snprintf(msg, msgsize, "%s: %s", st->path, err);
         return -1;
     }
     if (store_insert_point(st->db, spec, r) != 0 || store_insert_rows(st->db, r) != 0 ||
         (r->primary && r->primary[0] &&
          store_put_kv(st->db, "provenance", "primary", r->primary) != 0)) {
-        snprintf(msg, msgsize, "point %ld: %s", r->point, sqlite3_errmsg(st->db));
+        store_fail(st->db, st->path, "committing the point", msg, msgsize);
         store_exec(st->db, "ROLLBACK;", err, sizeof err);
         return -1;
     }
     if (store_exec(st->db, "COMMIT;", err, sizeof err) != 0) {
-        snprintf(msg, msgsize, "point %ld: %s", r->point, err);
+        snprintf(msg, msgsize, "%s: %s", st->path, err);
         store_exec(st->db, "ROLLBACK;", err, sizeof err);
         return -1;
     }
@@ -1035,24 +1059,16 @@ int store_merge(const char *const *inputs, int n, const char *out, bool *bad_inp
     *bad_input = rc != 0 && status == STORE_BAD_INPUT;
     if (rc != 0)
         return -1;
-    char *tmp = xasprintf("%s.tmp-%ld", out, (long)getpid());
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        snprintf(msg, msgsize, "cannot create %s: %s", tmp, db ? sqlite3_errmsg(db) : "out of memory");
+    if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        snprintf(msg, msgsize, "cannot create %s: %s", out, db ? sqlite3_errmsg(db) : "out of memory");
         rc = -1;
     } else {
         rc = store_merge_copy(db, inputs, n, msg, msgsize);
     }
     if (sqlite3_close(db) != SQLITE_OK && rc == 0) {
-        snprintf(msg, msgsize, "cannot close %s", tmp);
+        snprintf(msg, msgsize, "cannot close %s", out);
         rc = -1;
     }
-    if (rc == 0 && rename(tmp, out) != 0) {
-        snprintf(msg, msgsize, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0)
-        remove(tmp);
-    free(tmp);
     return rc;
 }

@@ -105,9 +105,10 @@ char *store_reader_get(struct store_reader *rd, const char *table, const char *k
 void store_reader_close(struct store_reader *rd);
 
 /* Join the databases of one sweep's shards (inputs[n]) into a new database
- * at out (built beside it and renamed into place). They must hold the same
- * sweep (identity), no point twice and together every point. Returns 0, or
- * -1 with msg; *bad_input when the inputs are at fault (exit 2). */
+ * at out (an empty file or none; the caller builds it under a temporary name
+ * and renames it into place: cli/merge.c). They must hold the same sweep
+ * (identity), no point twice and together every point. Returns 0, or -1
+ * with msg; *bad_input when the inputs are at fault (exit 2). */
 int store_merge(const char *const *inputs, int n, const char *out, bool *bad_input, char *msg,
                 size_t msgsize);
 

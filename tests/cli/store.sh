@@ -196,3 +196,63 @@ expect 2 "^pmlab sweep: the grid has more than 1000000 points (16 x 16 x 16 x 16
     "$P" sweep tiny.ini --quick $keys --db big.db
 [ ! -e big.db ] || fail "a refused grid left a database"
 ok "a grid of 16 x 16 values: exit 2, no database"
+
+# 13. Temporaries a killed pmlab left (named for host and PID) are removed
+# by the next run that writes there, when that PID is gone; a live
+# process's and another host's are kept.
+H=$(hostname)
+sleep 1000 & live=$!
+dead=999999
+while kill -0 $dead 2>/dev/null; do dead=$((dead - 1)); done
+touch ".t.csv.pmlab-$H-$dead-0" ".t.csv.pmlab-$H-$dead-0-journal" ".t.csv.pmlab-$H-$live-0" \
+    ".t.csv.pmlab-elsewhere-$dead-0"
+mkdir -p pd "pd/.pmlab-$H-$dead-Ab12Cd" "pd/.pmlab-$H-$live-Ab12Cd"
+touch "pd/.pmlab-$H-$dead-Ab12Cd/sweep-x.png"
+"$P" export good.db -o t.csv || fail "export -o t.csv"
+"$P" sweep tiny.ini $G --db good.db --resume --plot pd >/dev/null 2>err || fail "--plot pd: $(cat err)"
+kill $live
+for f in ".t.csv.pmlab-$H-$dead-0" ".t.csv.pmlab-$H-$dead-0-journal" "pd/.pmlab-$H-$dead-Ab12Cd"; do
+    [ ! -e "$f" ] || fail "$f (a dead PID's) is left"
+done
+for f in ".t.csv.pmlab-$H-$live-0" ".t.csv.pmlab-elsewhere-$dead-0" "pd/.pmlab-$H-$live-Ab12Cd"; do
+    [ -e "$f" ] || fail "$f (a live process's or another host's) was removed"
+done
+[ "$(ls -a . pd | grep -c pmlab-)" -eq 3 ] || fail "temporaries after a run: $(ls -a . pd | grep pmlab-)"
+ok "stale temporaries of a dead PID removed, a live one's and another host's kept"
+
+# Past a file size limit: a message naming the file and exit 1, not a
+# silent death by SIGXFSZ (status 153).
+set +e
+(ulimit -f 8; exec "$P" export good.db -o big.csv) 2>err; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "^pmlab export: error writing $T/big.csv: File too large$\|^pmlab export: error writing big.csv: File too large$" err ||
+    fail "export past ulimit -f: exit $rc: $(cat err)"
+[ -z "$(ls -a | grep '^\.big\.csv\.pmlab-')" ] || fail "past ulimit -f: the temporary is left"
+set +e
+(ulimit -f 4; exec "$P" sweep tiny.ini $G --db limit.db) >/dev/null 2>err; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "^pmlab sweep: limit.db: .*File too large? the file size limit is [0-9]* bytes: ulimit -f)$" err ||
+    fail "sweep past ulimit -f: exit $rc: $(cat err)"
+ok "past ulimit -f: 'File too large' naming the file, exit 1"
+
+# An empty name: exit 2 before anything runs.
+expect 2 "^pmlab sweep: --output: an empty file name$" "$P" sweep tiny.ini $G --db e.db --output ''
+expect 2 "^pmlab sweep: --db: an empty file name$" "$P" sweep tiny.ini $G --db ''
+expect 2 "^pmlab sweep: --plot: an empty directory name$" "$P" sweep tiny.ini $G --db e.db --plot ''
+[ ! -e e.db ] || fail "a refused sweep created its database"
+expect 2 "^pmlab run: --output: an empty file name$" "$P" run tiny.ini --quick -o ''
+expect 2 "^pmlab export: --output: an empty file name$" "$P" export good.db -o ''
+expect 2 "^pmlab merge: -o: an empty file name$" "$P" merge good.db -o ''
+ok "-o '', --db '', --plot '': exit 2 before anything runs"
+
+# A --plot that cannot be put in place leaves the directory as it was:
+# its old files, none of the new ones.
+mkdir mixed
+echo old >mixed/sweep-lat_p99_us.png
+mkdir mixed/sweep-pareto.png
+expect 1 "^pmlab sweep: --plot: cannot write mixed/sweep-pareto.png: it is a directory$" \
+    "$P" sweep tiny.ini $G --db good.db --resume --plot mixed
+[ "$(cat mixed/sweep-lat_p99_us.png)" = old ] || fail "a failed --plot replaced an old plot"
+[ "$(ls -a mixed | tr '\n' ' ')" = ". .. sweep-lat_p99_us.png sweep-pareto.png " ] ||
+    fail "a failed --plot left: $(ls -a mixed)"
+ok "a failed --plot: the directory as it was, no old and new files mixed"
