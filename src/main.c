@@ -2,6 +2,7 @@
  * Entry point: dispatch to a subcommand (src/cli/). */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +84,11 @@ int main(int argc, char **argv)
      * before any thread starts: it is the one process-wide setting pmlab
      * makes, and no run depends on it. */
     gsl_set_error_handler_off();
+    /* Past a file size limit (ulimit -f) the kernel sends SIGXFSZ, whose
+     * default action kills the process without a word (status 153). Ignored,
+     * the write fails with EFBIG instead, which every output path reports
+     * with the file's name ("File too large") and exit status 1. */
+    signal(SIGXFSZ, SIG_IGN);
     /* One large buffer for stdout, so that a command's whole output (help,
      * explain, a table: well under 1 MiB) is written by the flush below,
      * where a failure still has its errno (ENOSPC on a full disk, EPIPE):

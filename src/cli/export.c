@@ -70,6 +70,10 @@ static int export_row(void *arg, const struct store_row *row)
 
 static int export_write(const struct store_reader *rd, FILE *out, bool jsonl)
 {
+    /* Every row checked before the first is written: a bad one stops the
+     * export with nothing on stdout, not after half of it. */
+    if (store_reader_check((struct store_reader *)rd) != 0)
+        return -1;
     if (!jsonl) {
         fputs("point", out);
         for (int i = 0; i < rd->naxes; i++) {
@@ -111,10 +115,16 @@ static int export_main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     char msg[512];
-    struct store_reader rd;
-    if (store_reader_open(&rd, argv[optind], msg, sizeof msg) != 0) {
+    if (output && out_check_not_input("--output", output, "the database", argv[optind], msg,
+                                      sizeof msg) != 0) {
         fprintf(stderr, "pmlab export: %s\n", msg);
         return EXIT_BAD_INPUT;
+    }
+    struct store_reader rd;
+    int status = store_reader_open(&rd, argv[optind], msg, sizeof msg);
+    if (status != 0) {
+        fprintf(stderr, "pmlab export: %s\n", msg);
+        return status;
     }
     struct out_file file = { 0 };
     int rc = 0;
@@ -122,10 +132,12 @@ static int export_main(int argc, char **argv)
         fprintf(stderr, "pmlab export: --output: %s\n", msg);
         rc = EXIT_BAD_INPUT;
     } else if (export_write(&rd, output ? file.f : stdout, strcmp(format, "jsonl") == 0) != 0) {
-        fprintf(stderr, "pmlab export: %s: cannot read the results\n", argv[optind]);
+        /* Rows already written to stdout stay there: the exit status says
+         * they are not the whole database. */
+        fprintf(stderr, "pmlab export: %s\n", rd.err);
         if (output)
             out_file_abort(&file);
-        rc = EXIT_RUN_FAILED;
+        rc = rd.status ? rd.status : EXIT_RUN_FAILED;
     } else if (output && out_file_commit(&file, msg, sizeof msg) != 0) {
         fprintf(stderr, "pmlab export: %s\n", msg);
         rc = EXIT_RUN_FAILED;

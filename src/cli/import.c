@@ -974,6 +974,29 @@ static int import_close(struct out_file *of, FILE *f)
     return rc;
 }
 
+/* The machine file and the scenario are two files (near NULL: checked
+ * before reading anything), neither the shipped machine import reads
+ * (near): the second written would replace the first, or the shipped file
+ * be lost. 0, or -1 after the message. */
+static int import_check_outputs(const struct import_opts *o, const char *near)
+{
+    char msg[600];
+    bool out_file = o->out && strcmp(o->out, "-") != 0;
+    int rc = 0;
+    if (!near && out_file && o->scenario)
+        rc = out_check_not_input("--scenario", o->scenario, "the machine file (-o)", o->out, msg,
+                                 sizeof msg);
+    else if (near && out_file)
+        rc = out_check_not_input("-o", o->out, "the shipped machine file read", near, msg,
+                                 sizeof msg);
+    if (rc == 0 && near && o->scenario)
+        rc = out_check_not_input("--scenario", o->scenario, "the shipped machine file read", near,
+                                 msg, sizeof msg);
+    if (rc != 0)
+        fprintf(stderr, "pmlab import: %s\n", msg);
+    return rc;
+}
+
 static int import_parse(int argc, char **argv, struct import_opts *o)
 {
     static const struct option longopts[] = {
@@ -1102,6 +1125,8 @@ static int import_main(int argc, char **argv)
     int rc = import_parse(argc, argv, &o);
     if (rc)
         return rc == -2 ? 0 : rc;
+    if (import_check_outputs(&o, NULL) != 0)
+        return EXIT_BAD_INPUT;
     char *name = import_default_name(&o);
     o.name = name;
     struct imp_host *h = xcalloc(1, sizeof *h);
@@ -1123,6 +1148,11 @@ static int import_main(int argc, char **argv)
     char *dirs = scn_machine_search_path(NULL);
     char *near_path = hw_machine_find_path(near_name, dirs);
     near = near_path ? hw_machine_load(near_path, &d) : NULL;
+    if (near && import_check_outputs(&o, near_path) != 0) {
+        free(near_path);
+        free(dirs);
+        goto out;
+    }
     free(near_path);
     if (!near)
         fprintf(stderr, "pmlab import: shipped machine %s (the nearest to this host) not found "

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "sweep/store.h"
 
 static void merge_usage(void)
@@ -46,19 +47,40 @@ static int merge_main(int argc, char **argv)
         fprintf(stderr, "pmlab merge: expected databases and -o ALL.db (see 'pmlab merge --help')\n");
         return EXIT_BAD_INPUT;
     }
+    char msg[600];
+    for (int i = optind; i < argc; i++)
+        if (out_check_not_input("-o", out, "the input", argv[i], msg, sizeof msg) != 0) {
+            fprintf(stderr, "pmlab merge: %s\n", msg);
+            return EXIT_BAD_INPUT;
+        }
     struct stat st;
     if (stat(out, &st) == 0) {
         fprintf(stderr, "pmlab merge: %s exists: choose another name or remove it\n", out);
         return EXIT_BAD_INPUT;
     }
-    char msg[600];
+    /* Built under a temporary name beside ALL.db (cli/output.h: hidden, named
+     * for this process, removed by a later run if this one is killed) and
+     * renamed into place once complete. */
+    struct out_file of;
+    if (out_file_open(&of, out, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab merge: -o: %s\n", msg);
+        return EXIT_BAD_INPUT;
+    }
+    fclose(of.f); /* SQLite writes it, and syncs it */
+    of.f = NULL;
     bool bad_input;
-    if (store_merge((const char *const *)argv + optind, argc - optind, out, &bad_input, msg,
+    int rc = 0;
+    if (store_merge((const char *const *)argv + optind, argc - optind, of.tmp, &bad_input, msg,
                     sizeof msg) != 0) {
         fprintf(stderr, "pmlab merge: %s\n", msg);
-        return bad_input ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+        out_file_abort(&of);
+        rc = bad_input ? EXIT_BAD_INPUT : EXIT_RUN_FAILED;
+    } else if (out_file_commit(&of, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab merge: %s\n", msg);
+        rc = EXIT_RUN_FAILED;
     }
-    return 0;
+    out_file_free(&of);
+    return rc;
 }
 
 const struct cli_command cli_merge_command = {

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -19,18 +20,86 @@ static int out_error(char *msg, size_t msgsize, const char *what, const char *pa
     return -1;
 }
 
-/* A new file beside target, named .BASE.pmlab-PID-N so that it is hidden,
- * says what made it, and no two runs pick the same one (O_EXCL). Returns the
- * descriptor with *tmp set, or -1 with errno. */
+/* This host's name as temporary names hold it (no '/'). */
+static void out_host(char *host, size_t size)
+{
+    if (gethostname(host, size - 1) != 0 || !host[0])
+        snprintf(host, size, "localhost");
+    host[size - 1] = '\0';
+    for (char *c = host; *c; c++)
+        *c = *c == '/' ? '_' : *c;
+}
+
+/* "HOST-PID-": what every temporary name of this process holds after
+ * ".pmlab-" (allocated), so that a later run can tell its own host's
+ * leftovers of a process that is gone (killed by SIGKILL, an abort) from
+ * another's, live or on another host sharing the directory (NFS). */
+static char *out_owner_tag(void)
+{
+    char host[256];
+    out_host(host, sizeof host);
+    return xasprintf("%s-%ld-", host, (long)getpid());
+}
+
+/* Whether name is PREFIX "HOST-PID-..." of this host with a PID that is not
+ * running: a temporary left behind. */
+static bool out_is_stale(const char *name, const char *prefix)
+{
+    char host[256];
+    out_host(host, sizeof host);
+    char *mine = xasprintf("%s%s-", prefix, host);
+    size_t len = strlen(mine);
+    bool here = strncmp(name, mine, len) == 0;
+    free(mine);
+    if (!here)
+        return false;
+    char *end;
+    long pid = strtol(name + len, &end, 10);
+    return end != name + len && *end == '-' && pid > 0 && pid != (long)getpid() &&
+           kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static void out_remove_stage(const char *stage);
+
+/* Remove the entries of dir named PREFIX "HOST-PID-..." left by a process of
+ * this host that is gone: files, or (stages) staging directories. */
+static void out_clean_stale(const char *dir, const char *prefix, bool stages)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!out_is_stale(e->d_name, prefix))
+            continue;
+        if (stages) {
+            char *path = xasprintf("%s/%s", dir, e->d_name);
+            out_remove_stage(path);
+            free(path);
+        } else {
+            unlinkat(dirfd(d), e->d_name, 0);
+        }
+    }
+    closedir(d);
+}
+
+/* A new file beside target, named .BASE.pmlab-HOST-PID-N so that it is
+ * hidden, says what made it, and no two runs pick the same one (O_EXCL).
+ * Those of the same target left by a process that is gone are removed
+ * first. Returns the descriptor with *tmp set, or -1 with errno. */
 static int out_create_beside(const char *target, char **tmp)
 {
     const char *slash = strrchr(target, '/');
     char *dir = slash ? xstrndup(target, slash == target ? 1 : (size_t)(slash - target))
                       : xstrdup(".");
     const char *base = slash ? slash + 1 : target;
+    char *prefix = xasprintf(".%s.pmlab-", base);
+    out_clean_stale(dir, prefix, false);
+    free(prefix);
+    char *tag = out_owner_tag();
     int fd = -1;
     for (int n = 0; fd < 0 && n < 100; n++) {
-        *tmp = xasprintf("%s/.%s.pmlab-%ld-%d", dir, base, (long)getpid(), n);
+        *tmp = xasprintf("%s/.%s.pmlab-%s%d", dir, base, tag, n);
         fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0) {
             int err = errno;
@@ -41,13 +110,83 @@ static int out_create_beside(const char *target, char **tmp)
                 break;
         }
     }
+    free(tag);
     free(dir);
     return fd;
+}
+
+/* path with its directory and any symbolic links resolved, for a file that
+ * need not exist: realpath(3) where it does, else its links followed by hand
+ * and the directory resolved. Allocated. */
+static char *out_resolve(const char *path)
+{
+    char *cur = xstrdup(path);
+    for (int hops = 0; hops < 40; hops++) { /* the kernel's MAXSYMLINKS */
+        char *real = realpath(cur, NULL);
+        if (real) {
+            free(cur);
+            return real;
+        }
+        char link[4096];
+        ssize_t len = readlink(cur, link, sizeof link - 1);
+        if (len < 0)
+            break;
+        link[len] = '\0';
+        const char *slash = strrchr(cur, '/');
+        char *next = link[0] == '/' || !slash
+                         ? xstrdup(link)
+                         : xasprintf("%.*s/%s", (int)(slash - cur), cur, link);
+        free(cur);
+        cur = next;
+    }
+    const char *slash = strrchr(cur, '/');
+    char *dir = slash ? xstrndup(cur, slash == cur ? 1 : (size_t)(slash - cur)) : xstrdup(".");
+    char *real_dir = realpath(dir, NULL);
+    char *out = real_dir ? xasprintf("%s/%s", strcmp(real_dir, "/") == 0 ? "" : real_dir,
+                                     slash ? slash + 1 : cur)
+                         : xstrdup(cur);
+    free(real_dir);
+    free(dir);
+    free(cur);
+    return out;
+}
+
+int out_check_not_input(const char *opt, const char *out, const char *what, const char *input,
+                        char *msg, size_t msgsize)
+{
+    struct stat so, si;
+    bool same;
+    if (stat(out, &so) == 0 && stat(input, &si) == 0) {
+        same = so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+    } else {
+        char *ro = out_resolve(out), *ri = out_resolve(input);
+        same = strcmp(ro, ri) == 0;
+        free(ro);
+        free(ri);
+    }
+    if (!same)
+        return 0;
+    snprintf(msg, msgsize, "%s %s is %s %s: writing it would destroy what is read; choose another "
+             "name", opt, out, what, input);
+    return -1;
+}
+
+int out_check_not_inputs(const char *opt, const char *out, const char *const *in,
+                         const char *const *what, int n, char *msg, size_t msgsize)
+{
+    for (int i = 0; i < n; i++)
+        if (out_check_not_input(opt, out, what[i], in[i], msg, msgsize) != 0)
+            return -1;
+    return 0;
 }
 
 int out_file_open(struct out_file *o, const char *path, char *msg, size_t msgsize)
 {
     memset(o, 0, sizeof *o);
+    if (!path[0]) {
+        snprintf(msg, msgsize, "an empty file name");
+        return -1;
+    }
     struct stat st;
     bool exists = stat(path, &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
@@ -95,13 +234,15 @@ int out_file_commit(struct out_file *o, char *msg, size_t msgsize)
 {
     int err = 0;
     errno = 0;
-    if (fflush(o->f) != 0 || ferror(o->f))
+    if (!o->f)
+        ; /* written and synced by another (merge: SQLite) */
+    else if (fflush(o->f) != 0 || ferror(o->f))
         err = errno ? errno : EIO;
     /* On disk before the rename, so a crash leaves the old file or the new
      * one, never an empty one. */
     else if (o->tmp && fsync(fileno(o->f)) != 0 && errno != EINVAL)
         err = errno;
-    if (fclose(o->f) != 0 && !err)
+    if (o->f && fclose(o->f) != 0 && !err)
         err = errno;
     o->f = NULL;
     if (!err && o->tmp && rename(o->tmp, o->target) != 0)
@@ -131,6 +272,10 @@ void out_file_abort(struct out_file *o)
 int out_dir_open(struct out_dir *d, const char *dir, char *msg, size_t msgsize)
 {
     memset(d, 0, sizeof *d);
+    if (!dir[0]) {
+        snprintf(msg, msgsize, "an empty directory name");
+        return -1;
+    }
     if (mkdir(dir, 0777) == 0)
         d->created = true;
     else if (errno != EEXIST)
@@ -141,7 +286,10 @@ int out_dir_open(struct out_dir *d, const char *dir, char *msg, size_t msgsize)
         return -1;
     }
     d->target = xstrdup(dir);
-    d->stage = xasprintf("%s/.pmlab-XXXXXX", dir);
+    out_clean_stale(dir, ".pmlab-", true);
+    char *tag = out_owner_tag();
+    d->stage = xasprintf("%s/.pmlab-%sXXXXXX", dir, tag);
+    free(tag);
     if (!mkdtemp(d->stage)) {
         out_error(msg, msgsize, "cannot write in", dir, errno);
         free(d->stage);
@@ -188,6 +336,35 @@ static void out_remove_stage(const char *stage)
     rmdir(stage);
 }
 
+/* Whether every staged name can replace what DIR has of that name (nothing,
+ * or a file: never a directory of the user's). 0, or -1 with msg. */
+static int out_dir_check_targets(const struct out_dir *d, int tfd, struct dirent **ents, int n,
+                                 char *msg, size_t msgsize)
+{
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (fstatat(tfd, ents[i]->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+            char *path = xasprintf("%s/%s", d->target, ents[i]->d_name);
+            snprintf(msg, msgsize, "cannot write %s: it is a directory", path);
+            free(path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Move the first n staged entries back (the new files to the stage, the
+ * old ones from the backup into DIR): a failed commit leaves DIR as it was. */
+static void out_dir_rollback(int tfd, int sfd, int bfd, struct dirent **ents, int n,
+                             const bool *backed_up)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        renameat(tfd, ents[i]->d_name, sfd, ents[i]->d_name);
+        if (backed_up[i])
+            renameat(bfd, ents[i]->d_name, tfd, ents[i]->d_name);
+    }
+}
+
 int out_dir_commit(struct out_dir *d, char *msg, size_t msgsize)
 {
     int tfd = open(d->target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -199,15 +376,52 @@ int out_dir_commit(struct out_dir *d, char *msg, size_t msgsize)
      * directory waits for the lock. */
     if (rc == 0 && flock(tfd, LOCK_EX) != 0)
         rc = out_error(msg, msgsize, "cannot lock", d->target, errno);
-    for (int i = 0; i < n; i++) {
-        if (rc == 0 && renameat(sfd, ents[i]->d_name, tfd, ents[i]->d_name) != 0) {
-            char *path = xasprintf("%s/%s", d->target, ents[i]->d_name);
-            rc = out_error(msg, msgsize, "cannot write", path, errno);
-            free(path);
-        }
-        free(ents[i]);
+    if (rc == 0)
+        rc = out_dir_check_targets(d, tfd, ents, n, msg, msgsize);
+    /* The files DIR has of the new names wait in a backup stage until every
+     * new one is in, so that a failure half-way (a full disk can refuse a
+     * rename that grows DIR) puts them back: DIR holds the old set or the
+     * new one, never a mix. */
+    char *backup = NULL;
+    int bfd = -1;
+    if (rc == 0) {
+        char *tag = out_owner_tag();
+        backup = xasprintf("%s/.pmlab-%sXXXXXX", d->target, tag);
+        free(tag);
+        if (!mkdtemp(backup) || (bfd = open(backup, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+            rc = out_error(msg, msgsize, "cannot write in", d->target, errno);
     }
+    bool *backed_up = xcalloc((size_t)(n > 0 ? n : 0) + 1, sizeof *backed_up);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        const char *name = ents[i]->d_name;
+        struct stat st;
+        int err = 0;
+        if (fstatat(tfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (renameat(tfd, name, bfd, name) == 0)
+                backed_up[i] = true;
+            else
+                err = errno;
+        }
+        if (!err && renameat(sfd, name, tfd, name) != 0)
+            err = errno;
+        if (err) {
+            char *path = xasprintf("%s/%s", d->target, name);
+            rc = out_error(msg, msgsize, "cannot write", path, err);
+            free(path);
+            if (backed_up[i] && renameat(bfd, name, tfd, name) == 0)
+                backed_up[i] = false;
+            out_dir_rollback(tfd, sfd, bfd, ents, i, backed_up);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(ents[i]);
     free(ents);
+    free(backed_up);
+    if (bfd >= 0)
+        close(bfd);
+    if (backup)
+        out_remove_stage(backup);
+    free(backup);
     if (sfd >= 0)
         close(sfd);
     if (tfd >= 0)
@@ -271,7 +485,11 @@ static void *out_guard_watch(void *arg)
     }
     if (m)
         fclose(m);
-    if (n && lost)
+    if (g->describe) {
+        fprintf(stderr, "\n%s: interrupted by %s: ", g->cmd, out_signal_name(sig));
+        g->describe(g->describe_ctx, stderr);
+        fputc('\n', stderr);
+    } else if (n && lost)
         fprintf(stderr, "\n%s: interrupted by %s: %s not written (previous contents kept)\n",
                 g->cmd, out_signal_name(sig), lost);
     else

@@ -67,6 +67,17 @@ int out_dir_commit(struct out_dir *d, char *msg, size_t msgsize);
 void out_dir_abort(struct out_dir *d);
 void out_dir_free(struct out_dir *d);
 
+/* Refuse to write opt's path out over an input (what: "the scenario",
+ * "the database"): the same file, by device and inode when both exist, else
+ * the same path once the directory and any symbolic links are resolved (an
+ * input that is created later, as a new --db, or an output not yet there).
+ * Returns 0, or -1 with msg ("--output X is the database Y: ..."). */
+int out_check_not_input(const char *opt, const char *out, const char *what, const char *input,
+                        char *msg, size_t msgsize);
+/* The same for every file of in[n] (what[i] says what each is). */
+int out_check_not_inputs(const char *opt, const char *out, const char *const *in,
+                         const char *const *what, int n, char *msg, size_t msgsize);
+
 #define OUT_MAX_DIRS 2
 
 /* What an interruption must undo: set before out_guard_start, then read by
@@ -83,6 +94,11 @@ struct out_guard {
     bool running;
     bool stopping;                   /* out_guard_stop is waking the watcher */
     bool term_ignored;               /* SIGTERM was ignored on entry */
+    /* When set, what an interruption leaves, written by the watcher (with
+     * lock held) after "CMD: interrupted by SIG: " instead of the list of
+     * outputs not written (a sweep: the points committed, how to resume). */
+    void (*describe)(void *ctx, FILE *out);
+    void *describe_ctx;
 };
 
 /* Block SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every

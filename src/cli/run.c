@@ -539,7 +539,7 @@ static int run_main(int argc, char **argv)
         fprintf(stderr, "%s\n", d.msg);
         return EXIT_BAD_INPUT;
     }
-    char msg[200];
+    char msg[600];
     if (a.cpus && scenario_set_report_cpus(s, a.cpus, msg, sizeof msg) != 0) {
         fprintf(stderr, "pmlab run: --cpus: %s\n", msg);
         scenario_free(s);
@@ -555,6 +555,14 @@ static int run_main(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
         a.opts.variants = sel;
+    }
+    struct scenario_inputs in;
+    scenario_input_files(s, &in);
+    if (a.output && out_check_not_inputs("--output", a.output, in.path, in.what, in.n, msg,
+                                         sizeof msg) != 0) {
+        fprintf(stderr, "pmlab run: %s\n", msg);
+        scenario_free(s);
+        return EXIT_BAD_INPUT;
     }
     struct run_outputs o;
     if (run_open_outputs(&a, &o) != 0) {

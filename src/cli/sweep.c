@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,6 +186,11 @@ int cli_sweep_prepare(struct sweep_spec *spec, bool seed_set, struct scenario **
         fprintf(stderr, "%s\n", d.msg);
         return -1;
     }
+    char msg[400];
+    if (sweep_grid_check_size(&spec->grid, msg, sizeof msg) != 0) {
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+        return -1;
+    }
     struct scenario_load_opts lo = { .sets = spec->sets, .nsets = spec->nsets };
     *base = scenario_load(spec->scenario, &lo, &d);
     if (!*base) {
@@ -222,16 +228,23 @@ static double sweep_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The points of this shard that the store lacks, ascending. */
+/* The points of this shard that the store lacks, ascending; NULL with msg
+ * when the store cannot be read. */
 static long *sweep_todo(const struct sweep_spec *spec, const struct sweep_shard *shard,
-                        struct sweep_store *st, long *ntodo, long *nshard)
+                        struct sweep_store *st, long *ntodo, long *nshard, char *msg,
+                        size_t msgsize)
 {
     long n = sweep_grid_npoints(&spec->grid);
     long *todo = xcalloc((size_t)n + 1, sizeof *todo);
     *ntodo = *nshard = 0;
     for (long p = shard->index; p < n; p += shard->count) {
         ++*nshard;
-        if (!store_has_point(st, p))
+        int have = store_has_point(st, p, msg, msgsize);
+        if (have < 0) {
+            free(todo);
+            return NULL;
+        }
+        if (!have)
             todo[(*ntodo)++] = p;
     }
     return todo;
@@ -272,9 +285,10 @@ int cli_sweep_finish(const char *db, const char *output, const char *format, con
         guard.dirs[guard.ndirs++] = &plot;
     }
     struct sweep_summary sum;
-    if (rc == 0 && sweep_summary_load(&sum, db, primary, msg, sizeof msg) != 0) {
+    int status = rc == 0 ? sweep_summary_load(&sum, db, primary, msg, sizeof msg) : 0;
+    if (status != 0) {
         fprintf(stderr, "pmlab sweep: %s\n", msg);
-        rc = EXIT_RUN_FAILED;
+        rc = status;
     } else if (rc == 0) {
         FILE *out = output ? file.f : stdout;
         if (strcmp(format, "csv") == 0)
@@ -313,6 +327,96 @@ int cli_sweep_finish(const char *db, const char *output, const char *format, con
     return rc;
 }
 
+/* Neither --output nor the database may be a file the sweep reads, nor
+ * --output the database (--output res.db names the database res.db too):
+ * the summary renamed over it would lose the whole sweep. 0, or -1 after
+ * the message. */
+static int sweep_check_outputs(const struct cli_sweep *a)
+{
+    /* Written only after the points have run: a name that cannot be one
+     * must not wait that long to fail. */
+    const char *empty = !a->db[0] ? "--db" : a->output && !a->output[0] ? "--output"
+                      : a->plot_dir && !a->plot_dir[0] ? "--plot" : NULL;
+    if (empty) {
+        fprintf(stderr, "pmlab sweep: %s: an empty %s name\n", empty,
+                strcmp(empty, "--plot") == 0 ? "directory" : "file");
+        return -1;
+    }
+    struct scenario_inputs in;
+    scenario_input_files(a->base, &in);
+    char msg[600];
+    int rc = out_check_not_inputs("--db", a->db, in.path, in.what, in.n, msg, sizeof msg);
+    if (rc == 0 && a->output)
+        rc = out_check_not_input("--output", a->output, "the results database", a->db, msg,
+                                 sizeof msg) ||
+             out_check_not_inputs("--output", a->output, in.path, in.what, in.n, msg, sizeof msg);
+    if (rc != 0)
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+    return rc;
+}
+
+/* word as one shell word: as it is when it is plain, else in single quotes
+ * (a quote inside as '\''). */
+static void sweep_shell_word(FILE *out, const char *word)
+{
+    bool plain = *word != '\0';
+    for (const char *c = word; *c && plain; c++)
+        plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=,:+-@%",
+                       *c) != NULL;
+    if (plain) {
+        fputs(word, out);
+        return;
+    }
+    fputc('\'', out);
+    for (; *word; word++)
+        if (*word == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*word, out);
+    fputc('\'', out);
+}
+
+/* "pmlab sweep ARGS --resume", the words quoted for a shell (allocated):
+ * what continues this sweep, same options, same database. */
+static char *sweep_resume_command(int argc, char **argv, bool resume)
+{
+    char *cmd = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&cmd, &len);
+    fputs("pmlab", m);
+    for (int i = 0; i < argc; i++) {
+        fputc(' ', m);
+        sweep_shell_word(m, argv[i]);
+    }
+    if (!resume)
+        fputs(" --resume", m);
+    fclose(m);
+    return cmd;
+}
+
+/* --resume: the database, when it exists and is not empty, read and
+ * checked whole before a point is added to it, as the summary will read it.
+ * 0, or the exit status after the message. */
+static int sweep_check_db(const char *db)
+{
+    struct stat st;
+    if (stat(db, &st) != 0 || st.st_size == 0)
+        return 0; /* store_open creates it */
+    struct store_reader rd;
+    char msg[700];
+    int status = store_reader_open(&rd, db, msg, sizeof msg);
+    if (status == 0) {
+        if (store_reader_check(&rd) != 0) {
+            snprintf(msg, sizeof msg, "%s", rd.err);
+            status = rd.status;
+        }
+        store_reader_close(&rd);
+    }
+    if (status != 0)
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+    return status;
+}
+
 int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
 {
     memset(a, 0, sizeof *a);
@@ -327,7 +431,13 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
     }
     if (worker)
         return 0;
+    a->resume_cmd = sweep_resume_command(argc, argv, a->resume);
     a->db = a->db_opt ? xstrdup(a->db_opt) : cli_sweep_default_db(a->base, a->output, &a->shard);
+    if (sweep_check_outputs(a) != 0)
+        return cli_sweep_close(a, EXIT_BAD_INPUT);
+    int status = a->resume ? sweep_check_db(a->db) : 0;
+    if (status != 0)
+        return cli_sweep_close(a, status);
     struct store_identity id;
     store_identity_of(&a->spec, a->base, &id);
     char shard[48] = "", msg[600];
@@ -340,7 +450,11 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
         fprintf(stderr, "pmlab sweep: %s\n", msg);
         return cli_sweep_close(a, bad_input ? EXIT_BAD_INPUT : EXIT_RUN_FAILED);
     }
-    a->todo = sweep_todo(&a->spec, &a->shard, a->st, &a->ntodo, &a->nshard);
+    a->todo = sweep_todo(&a->spec, &a->shard, a->st, &a->ntodo, &a->nshard, msg, sizeof msg);
+    if (!a->todo) {
+        fprintf(stderr, "pmlab sweep: %s\n", msg);
+        return cli_sweep_close(a, EXIT_RUN_FAILED);
+    }
     if (!a->quiet)
         fprintf(stderr, "pmlab sweep: %s: %ld points x %d variants into %s (%ld to run)\n",
                 a->base->name, a->nshard, a->base->nvariants, a->db, a->ntodo);
@@ -358,6 +472,7 @@ int cli_sweep_close(struct cli_sweep *a, int rc)
     }
     free(a->todo);
     free(a->db);
+    free(a->resume_cmd);
     scenario_free(a->base);
     sweep_grid_free(&a->spec.grid);
     memset(a, 0, sizeof *a);
@@ -369,10 +484,18 @@ int cli_sweep_commit(struct cli_sweep *a, long i, const struct sweep_result *r, 
 {
     char msg[512];
     bool progress = !a->quiet && isatty(STDERR_FILENO);
+    /* Under the guard's lock: an interruption says how many points are in
+     * the database, so it waits for a commit in progress. */
+    if (a->guard)
+        pthread_mutex_lock(&a->guard->lock);
     if (rc == 0 && store_commit_point(a->st, &a->spec, r, msg, sizeof msg) != 0) {
         rc = -1;
         err = msg;
+    } else if (rc == 0) {
+        a->ncommitted++;
     }
+    if (a->guard)
+        pthread_mutex_unlock(&a->guard->lock);
     char *label = sweep_point_label(&a->spec.grid, r->point);
     if (rc != 0)
         fprintf(stderr, "%spmlab sweep: point %ld (%s): %s\n", progress ? "\n" : "", r->point,
@@ -405,14 +528,29 @@ int cli_sweep_run_local(struct cli_sweep *a, void *ctx)
 /* The signal watcher around the points: an interruption between points
  * loses nothing (each is committed), one in flight is rolled back by
  * SQLite at the next open. */
+/* What an interrupted sweep leaves: the points in the database, and the
+ * command that continues it (the watcher calls this with the lock held). */
+static void sweep_describe_interrupt(void *ctx, FILE *out)
+{
+    const struct cli_sweep *a = ctx;
+    long have = a->nshard - a->ntodo + a->ncommitted;
+    fprintf(out, "%ld of the %ld points%s are committed to %s (%ld by this run; one in flight "
+            "runs again), no summary%s written; continue with:\n  %s", have, a->nshard,
+            a->shard.count > 1 ? " of this shard" : "", a->db, a->ncommitted,
+            a->plot_dir ? " or plots" : "", a->resume_cmd);
+}
+
 int cli_sweep_guarded(struct cli_sweep *a, int (*run)(struct cli_sweep *a, void *ctx), void *ctx)
 {
-    struct out_guard guard = { .cmd = "pmlab sweep" };
+    struct out_guard guard = { .cmd = "pmlab sweep", .describe = sweep_describe_interrupt,
+                               .describe_ctx = a };
     if (out_guard_start(&guard) != 0) {
         fprintf(stderr, "pmlab sweep: cannot start the signal watcher\n");
         return EXIT_RUN_FAILED;
     }
+    a->guard = &guard;
     int rc = run(a, ctx);
+    a->guard = NULL;
     out_guard_stop(&guard);
     return rc;
 }

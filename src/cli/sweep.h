@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cli/output.h"
 #include "scenario/scenario.h"
 #include "sweep/sweep.h"
 
@@ -30,6 +31,9 @@ struct cli_sweep {
     struct sweep_store *st;
     long *todo;                  /* [ntodo] points of this shard not yet committed */
     long ntodo, nshard;
+    long ncommitted;             /* of todo, by this run (under guard->lock) */
+    char *resume_cmd;            /* the command line that continues it */
+    struct out_guard *guard;     /* while cli_sweep_guarded runs, else NULL */
 };
 
 #define CLI_SWEEP_HELP (-100)

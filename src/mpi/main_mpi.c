@@ -14,6 +14,7 @@
  * binary on the same architecture. */
 #include <gsl/gsl_errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,7 @@ static void mpi_usage(FILE *out)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* as pmlab's main: results are checked */
+    signal(SIGXFSZ, SIG_IGN);    /* as pmlab's main: EFBIG is reported */
     MPI_Init(&argc, &argv);
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -4,9 +4,14 @@
  *
  * No path ever appears in a script: gnuplot runs in the output directory and
  * every file is named relative to it, so a directory name with a quote in it
- * can neither break a plot nor run a command (gnuplot's `system`). Names that
- * do appear (variants, metrics, units) go through plot_str, a single-quoted
- * gnuplot string in which nothing is interpreted. */
+ * can neither break a plot nor run a command (gnuplot's `system`). Every
+ * string that reaches a script -- file names included, and whatever a
+ * scenario, a results JSON or a sweep database says (variants, metrics,
+ * units, grid values) -- goes through plot_str, a single-quoted gnuplot
+ * string in which nothing is interpreted; none is ever printed into a script
+ * with %s. File names are made of plot_safe_name's characters only, and
+ * names in data files go through plot_dat_field: a data file is data to
+ * gnuplot, but a newline or a quote in a name must not shift its columns. */
 /* posix_spawn_file_actions_addchdir_np (glibc 2.29+) */
 #define _GNU_SOURCE
 #include "report/plot.h"
@@ -29,7 +34,8 @@
 extern char **environ;
 
 /* Run `gnuplot [script]` quietly in dir (script relative to it); returns its
- * exit status, or -1 if it could not start. The caller may block signals
+ * exit status, 1000 + the signal that killed it, or -1 if it could not
+ * start. The caller may block signals
  * (cli/output.c): gnuplot gets an empty mask, so Ctrl-C stops it too. */
 static int plot_run_gnuplot(const char *dir, const char *script)
 {
@@ -37,11 +43,16 @@ static int plot_run_gnuplot(const char *dir, const char *script)
     char *argv_version[] = { "gnuplot", "--version", NULL };
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
-    sigset_t none;
+    sigset_t none, deflt;
     sigemptyset(&none);
+    /* pmlab ignores SIGXFSZ (main.c); gnuplot, which does not check its
+     * writes, gets the default back so that a file size limit stops it. */
+    sigemptyset(&deflt);
+    sigaddset(&deflt, SIGXFSZ);
     posix_spawnattr_init(&attr);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigdefault(&attr, &deflt);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_init(&fa);
     if (dir)
         posix_spawn_file_actions_addchdir_np(&fa, dir);
@@ -55,7 +66,7 @@ static int plot_run_gnuplot(const char *dir, const char *script)
     int status;
     if (waitpid(pid, &status, 0) < 0)
         return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 1000 + WTERMSIG(status) : -1;
 }
 
 int rpt_plot_available(void)
@@ -78,15 +89,68 @@ static void plot_str(FILE *gp, const char *s)
     fputc('\'', gp);
 }
 
+/* The file name.ext as a gnuplot string (relative to the script's
+ * directory, where gnuplot runs). */
+static void plot_file_ref(FILE *gp, const char *name, const char *ext)
+{
+    char *file = xasprintf("%s.%s", name, ext);
+    plot_str(gp, file);
+    free(file);
+}
+
+/* Whether c may appear in a plot's file name as it is: a name from a
+ * results file or a sweep database may hold '/', a quote or a newline. */
+static bool plot_safe_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-' || c == '+';
+}
+
+void rpt_plot_safe_name(char *out, size_t size, const char *name)
+{
+    size_t n = 0;
+    for (; *name && n + 1 < size; name++)
+        out[n++] = plot_safe_char(*name) ? *name : '_';
+    out[n] = '\0';
+    if (out[0] == '.' && size > 1)
+        out[0] = '_'; /* never a hidden file, never ".." */
+}
+
+/* s as one whitespace-separated field of a data file (xtic(), columnheader):
+ * as it is when it is a plain word, else double-quoted, gnuplot's quoted
+ * field, with a quote or control character in it as '?'. */
+static void plot_dat_field(FILE *dat, const char *s)
+{
+    bool plain = *s != '\0' && *s != '#';
+    for (const char *c = s; *c && plain; c++)
+        plain = (unsigned char)*c > 0x20 && *c != '"' && *c != '\'' && *c != 0x7f;
+    if (plain) {
+        fputs(s, dat);
+        return;
+    }
+    fputc('"', dat);
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f || *s == '"' ? '?' : *s, dat);
+    fputc('"', dat);
+}
+
+void rpt_plot_dat_comment(FILE *dat, const char *text)
+{
+    fputs("# ", dat);
+    for (; *text; text++)
+        fputc((unsigned char)*text < 0x20 || *text == 0x7f ? '?' : *text, dat);
+    fputc('\n', dat);
+}
+
 /* The lines every script starts with; the plot command follows, then
- * plot_tail renders the SVG too. File names are relative to the script's
- * directory, where gnuplot runs. */
+ * plot_tail renders the SVG too. */
 static void plot_head(FILE *gp, const char *name, const char *title, const char *xlabel,
                       const char *ylabel)
 {
     fprintf(gp, "set terminal pngcairo size 1200,720 font 'Sans,12' noenhanced\n");
-    fprintf(gp, "set output '%s.png'\n", name);
-    fputs("set title ", gp);
+    fputs("set output ", gp);
+    plot_file_ref(gp, name, "png");
+    fputs("\nset title ", gp);
     plot_str(gp, title);
     fputs("\nset xlabel ", gp);
     plot_str(gp, xlabel);
@@ -97,8 +161,9 @@ static void plot_head(FILE *gp, const char *name, const char *title, const char 
 
 static void plot_tail(FILE *gp, const char *name)
 {
-    fprintf(gp, "set terminal svg size 1200,720 font 'Sans,12' noenhanced\n");
-    fprintf(gp, "set output '%s.svg'\nreplot\n", name);
+    fprintf(gp, "set terminal svg size 1200,720 font 'Sans,12' noenhanced\nset output ");
+    plot_file_ref(gp, name, "svg");
+    fputs("\nreplot\n", gp);
 }
 
 struct plot_files {
@@ -187,9 +252,13 @@ static int plot_close_render(struct plot_files *pf, char *msg, size_t msgsize)
         char *script = xasprintf("%s.gp", pf->name);
         int status = plot_run_gnuplot(pf->dir, script);
         free(script);
-        if (status != 0) {
+        if (status >= 1000 && status - 1000 == SIGXFSZ) {
+            snprintf(msg, msgsize, "gnuplot could not write %s: %s", pf->name, strerror(EFBIG));
+            rc = -1;
+        } else if (status != 0) {
             snprintf(msg, msgsize, "gnuplot failed on %s.gp (%s)", pf->name,
-                     status < 0 ? "could not run it" : "see its message above");
+                     status < 0 ? "could not run it"
+                     : status >= 1000 ? strsignal(status - 1000) : "see its message above");
             rc = -1;
         }
     }
@@ -262,8 +331,11 @@ static int plot_series_bands(struct plot_files *pf, const struct rpt_results *r,
                 free(y);
                 return block;
             }
-            fprintf(pf->dat, "# %s: %s, %s median, least, greatest over %d replications\n",
-                    var->name, vs->rep[0].cols[xcol], vs->rep[0].cols[ycol], vs->nreps);
+            char *comment = xasprintf("%s: %s, %s median, least, greatest over %d replications",
+                                      var->name, vs->rep[0].cols[xcol], vs->rep[0].cols[ycol],
+                                      vs->nreps);
+            rpt_plot_dat_comment(pf->dat, comment);
+            free(comment);
             double row[4];
             for (int i = 0; i < nrows; i++)
                 if (plot_row_band(vs, i, xcol, ycol, x, y, row) == 0)
@@ -272,10 +344,12 @@ static int plot_series_bands(struct plot_files *pf, const struct rpt_results *r,
             fprintf(pf->dat, "\n\n");
             free(x);
             free(y);
-            fprintf(pf->gp, "%s'%s.dat' index %d using 1:3:4 with filledcurves fs transparent "
-                            "solid 0.2 noborder lc %d notitle, '%s.dat' index %d using 1:2 "
-                            "with %s lc %d title ",
-                    block ? ", " : "", name, block, v + 1, name, block, style, v + 1);
+            fputs(block ? ", " : "", pf->gp);
+            plot_file_ref(pf->gp, name, "dat");
+            fprintf(pf->gp, " index %d using 1:3:4 with filledcurves fs transparent solid 0.2 "
+                            "noborder lc %d notitle, ", block, v + 1);
+            plot_file_ref(pf->gp, name, "dat");
+            fprintf(pf->gp, " index %d using 1:2 with %s lc %d title ", block, style, v + 1);
             plot_str(pf->gp, var->name);
             block++;
         }
@@ -349,12 +423,15 @@ static int plot_residency(const struct rpt_results *r, const char *dir, char *ms
                    "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset yrange [0:100]\n");
     fprintf(pf.dat, "variant busy_no_poll");
     for (int i = 0; i < base->nmetrics; i++)
-        if (strncmp(base->metrics[i].name, "residency.", 10) == 0)
-            fprintf(pf.dat, " %s", base->metrics[i].name + 10);
+        if (strncmp(base->metrics[i].name, "residency.", 10) == 0) {
+            fputc(' ', pf.dat);
+            plot_dat_field(pf.dat, base->metrics[i].name + 10);
+        }
     fprintf(pf.dat, "\n");
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant *var = &r->variants[v];
-        fprintf(pf.dat, "%s %g", var->name,
+        plot_dat_field(pf.dat, var->name);
+        fprintf(pf.dat, " %g",
                 rpt_variant_mean(var, "busy_pct", 0) - rpt_variant_mean(var, "poll_pct", 0));
         for (int i = 0; i < base->nmetrics; i++)
             if (strncmp(base->metrics[i].name, "residency.", 10) == 0)
@@ -362,8 +439,9 @@ static int plot_residency(const struct rpt_results *r, const char *dir, char *ms
         fprintf(pf.dat, "\n");
     }
     int ncol = 1 + plot_count_prefix(base, "residency.");
-    fprintf(pf.gp, "plot for [c=2:%d] 'residency.dat' using c:xtic(1) title columnheader(c)\n",
-            ncol + 1);
+    fprintf(pf.gp, "plot for [c=2:%d] ", ncol + 1);
+    plot_file_ref(pf.gp, "residency", "dat");
+    fputs(" using c:xtic(1) title columnheader(c)\n", pf.gp);
     plot_tail(pf.gp, "residency");
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -389,11 +467,16 @@ static int plot_metric(const struct rpt_results *r, const char *dir, const char 
             r->nvariants - 0.4);
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_metric *m = rpt_variant_metric(&r->variants[v], metric);
-        if (m)
-            fprintf(pf.dat, "%d %s %g %g %g\n", v, r->variants[v].name, m->mean, m->ci_lo, m->ci_hi);
+        if (!m)
+            continue;
+        fprintf(pf.dat, "%d ", v);
+        plot_dat_field(pf.dat, r->variants[v].name);
+        fprintf(pf.dat, " %g %g %g\n", m->mean, m->ci_lo, m->ci_hi);
     }
-    fprintf(pf.gp, "plot '%s.dat' using 1:3:4:5:xtic(2) with yerrorbars lw 2 pt 7 ps 1.5 "
-                   "notitle\n", name); /* an untitled plot's SVG tooltip is its command */
+    fputs("plot ", pf.gp);
+    plot_file_ref(pf.gp, name, "dat");
+    /* an untitled plot's SVG tooltip is its command */
+    fputs(" using 1:3:4:5:xtic(2) with yerrorbars lw 2 pt 7 ps 1.5 notitle\n", pf.gp);
     plot_tail(pf.gp, name);
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -445,7 +528,12 @@ static int plot_above_below(const struct rpt_results *r, const char *dir, char *
                    "set style fill solid 0.8 border -1\n");
     fprintf(pf.dat, "state");
     for (int v = 0; v < r->nvariants; v++)
-        fprintf(pf.dat, " %s:above %s:below", r->variants[v].name, r->variants[v].name);
+        for (int k = 0; k < 2; k++) {
+            char *head = xasprintf("%s:%s", r->variants[v].name, k ? "below" : "above");
+            fputc(' ', pf.dat);
+            plot_dat_field(pf.dat, head);
+            free(head);
+        }
     fprintf(pf.dat, "\n");
     for (int i = 0; i < base->nmetrics; i++) {
         const char *name = base->metrics[i].name;
@@ -453,14 +541,15 @@ static int plot_above_below(const struct rpt_results *r, const char *dir, char *
             continue;
         char below[RPT_NAME_MAX];
         snprintf(below, sizeof below, "below_pct.%s", name + 10);
-        fprintf(pf.dat, "%s", name + 10);
+        plot_dat_field(pf.dat, name + 10);
         for (int v = 0; v < r->nvariants; v++)
             fprintf(pf.dat, " %g %g", rpt_variant_mean(&r->variants[v], name, 0),
                     rpt_variant_mean(&r->variants[v], below, 0));
         fprintf(pf.dat, "\n");
     }
-    fprintf(pf.gp, "plot for [c=2:%d] 'above_below.dat' using c:xtic(1) title columnheader(c)\n",
-            1 + 2 * r->nvariants);
+    fprintf(pf.gp, "plot for [c=2:%d] ", 1 + 2 * r->nvariants);
+    plot_file_ref(pf.gp, "above_below", "dat");
+    fputs(" using c:xtic(1) title columnheader(c)\n", pf.gp);
     plot_tail(pf.gp, "above_below");
     return plot_close_render(&pf, msg, msgsize);
 }
@@ -495,8 +584,10 @@ static void plot_interval_panel(FILE *gp, const struct rpt_results *r, const str
             char col_name[RPT_NAME_MAX + 8];
             const char *ts = shares ? rpt_turbostat_column(s0->cols[c], col_name, sizeof col_name) : NULL;
             char *title = xasprintf("%s%s%s", var->name, ts ? " " : "", ts ? ts : "");
-            fprintf(gp, "%s'interval.dat' index %d using 1:%d with lines lw 2 lc %d dt %d title ",
-                    n++ ? ", " : "", block, c + 1, v + 1, shares ? c % 5 + 1 : 1);
+            fputs(n++ ? ", " : "", gp);
+            plot_file_ref(gp, "interval", "dat");
+            fprintf(gp, " index %d using 1:%d with lines lw 2 lc %d dt %d title ", block, c + 1,
+                    v + 1, shares ? c % 5 + 1 : 1);
             plot_str(gp, title);
             free(title);
         }
@@ -541,8 +632,10 @@ static int plot_interval(const struct rpt_results *r, const char *dir, char *msg
     for (int v = 0; v < r->nvariants; v++) {
         const struct rpt_variant_series *vs;
         for (int k = 0; (vs = rpt_series_next(&r->variants[v], "interval", &k));) {
-            fprintf(pf.dat, "# %s: each interval's means over %d replications\n",
-                    r->variants[v].name, vs->nreps);
+            char *comment = xasprintf("%s: each interval's means over %d replications",
+                                      r->variants[v].name, vs->nreps);
+            rpt_plot_dat_comment(pf.dat, comment);
+            free(comment);
             for (int i = 0; i < vs->rep[0].nrows; i++) {
                 for (int c = 0; c < vs->rep[0].ncols; c++)
                     fprintf(pf.dat, "%s%g", c ? " " : "", rpt_series_mean(vs, i, c));
@@ -599,6 +692,11 @@ struct rpt_plot_file *rpt_plot_file_open(const char *dir, const char *name, cons
                                          const char *xlabel, const char *ylabel, char *msg,
                                          size_t msgsize)
 {
+    for (const char *c = name; *c; c++)
+        if (!plot_safe_char(*c) || name[0] == '.') {
+            snprintf(msg, msgsize, "internal error: plot file name '%s' not made safe", name);
+            return NULL;
+        }
     struct rpt_plot_file *f = xcalloc(1, sizeof *f);
     if (plot_open(&f->pf, dir, name, msg, msgsize) != 0) {
         free(f);
@@ -621,6 +719,11 @@ FILE *rpt_plot_file_gp(struct rpt_plot_file *f)
 void rpt_plot_file_str(FILE *gp, const char *s)
 {
     plot_str(gp, s);
+}
+
+void rpt_plot_file_ref_dat(struct rpt_plot_file *f)
+{
+    plot_file_ref(f->pf.gp, f->pf.name, "dat");
 }
 
 int rpt_plot_file_render(struct rpt_plot_file *f, char *msg, size_t msgsize)

@@ -38,8 +38,18 @@ struct rpt_plot_file *rpt_plot_file_open(const char *dir, const char *name, cons
                                          size_t msgsize);
 FILE *rpt_plot_file_dat(struct rpt_plot_file *f);
 FILE *rpt_plot_file_gp(struct rpt_plot_file *f);
-/* s as a gnuplot string in which nothing is interpreted. */
+/* s as a gnuplot string in which nothing is interpreted: the only way a
+ * string from any input reaches a script. */
 void rpt_plot_file_str(FILE *gp, const char *s);
+/* The plot's data file, NAME.dat, as such a string (the plot command's
+ * file). */
+void rpt_plot_file_ref_dat(struct rpt_plot_file *f);
+/* name with every character but A-Z a-z 0-9 . _ - + as '_' (and no leading
+ * '.'), cut to size - 1: a file name for a plot of it. open refuses others. */
+void rpt_plot_safe_name(char *out, size_t size, const char *name);
+/* "# text" and a newline, control characters in text as '?', into a data
+ * file. */
+void rpt_plot_dat_comment(FILE *dat, const char *text);
 int rpt_plot_file_render(struct rpt_plot_file *f, char *msg, size_t msgsize);
 void rpt_plot_file_discard(struct rpt_plot_file *f);
 

@@ -1049,6 +1049,29 @@ const void *scenario_wl_cfg(const struct scenario *s, int v, bool quick)
     return quick ? s->wl_cfg_quick : s->wl_cfg;
 }
 
+int scenario_input_files(const struct scenario *s, struct scenario_inputs *in)
+{
+    in->n = 0;
+    in->path[in->n] = s->path;
+    in->what[in->n++] = "the scenario";
+    if (s->machine) {
+        in->path[in->n] = s->machine->path;
+        in->what[in->n++] = "the machine file";
+    }
+    for (int v = -1; v < s->nvariants; v++)
+        for (int quick = 0; quick < 2; quick++) {
+            const struct scenario_variant *sv = v < 0 ? NULL : &s->variants[v];
+            const void *cfg = sv ? (quick ? sv->wl_cfg_quick : sv->wl_cfg)
+                                 : (quick ? s->wl_cfg_quick : s->wl_cfg);
+            int first = in->n;
+            if (cfg)
+                in->n += wl_config_files(s->wl, cfg, in->path + in->n, SCN_MAX_INPUTS - in->n);
+            for (int i = first; i < in->n; i++)
+                in->what[i] = "the workload's input file";
+        }
+    return in->n;
+}
+
 void scenario_free(struct scenario *s)
 {
     if (!s)

@@ -105,6 +105,17 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
  * Returns 0, or -1 with msg = what is wrong, the setting unchanged. */
 int scenario_set_report_cpus(struct scenario *s, const char *list, char *msg, size_t msgsize);
 void scenario_free(struct scenario *s);
+/* The files s was read from: the scenario file, its machine file and every
+ * workload input file (the scenario's and each variant's, full and quick),
+ * at most SCN_MAX_INPUTS into in (owned by s, repeats possible), each with
+ * what it is ("the scenario"); returns how many. What an output must not
+ * replace (cli/output.h out_check_not_input). */
+#define SCN_MAX_INPUTS 64
+struct scenario_inputs {
+    const char *path[SCN_MAX_INPUTS], *what[SCN_MAX_INPUTS];
+    int n;
+};
+int scenario_input_files(const struct scenario *s, struct scenario_inputs *in);
 /* The workload configuration variant v runs (its own, or the scenario's). */
 const void *scenario_wl_cfg(const struct scenario *s, int v, bool quick);
 

@@ -12,6 +12,8 @@
 #include "util/xalloc.h"
 
 #define SWEEP_SUMMARY_MAX_COLS 16 /* SWEEP_MAX_AXES */
+/* "sweep-" METRIC "+N" */
+#define SUMMARY_PLOT_NAME (RPT_NAME_MAX + 24)
 
 /* Values of the cell being read. */
 struct summary_acc {
@@ -153,19 +155,29 @@ int sweep_summary_load(struct sweep_summary *s, const char *db, const char *prim
 {
     memset(s, 0, sizeof *s);
     struct store_reader rd;
-    if (store_reader_open(&rd, db, msg, msgsize) != 0)
-        return -1;
+    int status = store_reader_open(&rd, db, msg, msgsize);
+    if (status != 0)
+        return status;
     s->scenario = store_reader_get(&rd, "sweep", "scenario");
     s->naxes = rd.naxes;
     s->axis_keys = xcalloc((size_t)rd.naxes + 1, sizeof *s->axis_keys);
     for (int i = 0; i < rd.naxes; i++)
         s->axis_keys[i] = xstrdup(rd.axis_keys[i]);
     struct summary_block b = { .s = s, .point = -1 };
-    store_reader_rows(&rd, summary_block_row, &b);
+    if (rd.status == 0)
+        store_reader_rows(&rd, summary_block_row, &b);
     summary_block_flush(&b);
     free(b.metric);
     free(b.value);
-    char *stored = store_reader_get(&rd, "provenance", "primary");
+    char *stored = rd.status == 0 ? store_reader_get(&rd, "provenance", "primary") : NULL;
+    if (rd.status != 0) {
+        snprintf(msg, msgsize, "%s", rd.err);
+        status = rd.status;
+        store_reader_close(&rd);
+        free(stored);
+        sweep_summary_free(s);
+        return status;
+    }
     store_reader_close(&rd);
     const char *want = primary ? primary : stored;
     if (want && summary_index(s->metrics, s->nmetrics, want) >= 0)
@@ -174,7 +186,7 @@ int sweep_summary_load(struct sweep_summary *s, const char *db, const char *prim
         snprintf(msg, msgsize, "--primary: the sweep reports no metric '%s'", primary);
         free(stored);
         sweep_summary_free(s);
-        return -1;
+        return STORE_BAD_INPUT;
     } else if (s->nmetrics) {
         s->primary = xstrdup(s->metrics[0]);
     }
@@ -372,7 +384,7 @@ static int summary_metric_blocks(const struct sweep_summary *s, int m, bool nume
             }
             *labels = xreallocarray(*labels, (size_t)nblocks + 1, sizeof **labels);
             (*labels)[nblocks++] = label;
-            fprintf(dat, "# %s\n", label);
+            rpt_plot_dat_comment(dat, label);
             for (long q = p; q < s->npoints; q++) {
                 char *other = summary_series_label(s, q, v);
                 const struct sweep_cell *c = summary_cell(s, q, v, s->metrics[m]);
@@ -405,17 +417,34 @@ static void summary_xtics(const struct sweep_summary *s, FILE *gp)
     fputs(")\n", gp);
 }
 
-/* sweep-METRIC: metric m against axis 0, a CI band and a line per series. */
-static int summary_plot_metric(const struct sweep_summary *s, int m, const char *dir, char *msg,
-                               size_t msgsize)
+/* The file name of metric m's plot into name: sweep-METRIC with only
+ * rpt_plot_safe_name's characters (a metric from a database may hold '/' or
+ * a quote), "+N" added until it differs from every one of used[nused]. */
+static void summary_plot_name(const struct sweep_summary *s, int m, char (*used)[SUMMARY_PLOT_NAME],
+                              int nused, char *name)
 {
-    char name[RPT_NAME_MAX + 8], title[RPT_NAME_MAX + 80], ylabel[RPT_NAME_MAX + RPT_UNIT_MAX + 4];
-    snprintf(name, sizeof name, "sweep-%s", s->metrics[m]);
-    snprintf(title, sizeof title, "%s: %s against %s (95 %% CI bands)", s->scenario,
-             s->metrics[m], s->axis_keys[0]);
-    snprintf(ylabel, sizeof ylabel, "%s (%s)", s->metrics[m], s->units[m]);
+    char safe[RPT_NAME_MAX];
+    rpt_plot_safe_name(safe, sizeof safe, s->metrics[m]);
+    snprintf(name, SUMMARY_PLOT_NAME, "sweep-%s", safe);
+    for (int k = 2, i = 0; i < nused; i++)
+        if (strcmp(used[i], name) == 0) {
+            snprintf(name, SUMMARY_PLOT_NAME, "sweep-%s+%d", safe, k++);
+            i = -1; /* check the new name against all of them */
+        }
+}
+
+/* NAME (sweep-METRIC): metric m against axis 0, a CI band and a line per
+ * series. */
+static int summary_plot_metric(const struct sweep_summary *s, int m, const char *dir,
+                               const char *name, char *msg, size_t msgsize)
+{
+    char *title = xasprintf("%s: %s against %s (95 %% CI bands)", s->scenario ? s->scenario : "?",
+                            s->metrics[m], s->axis_keys[0]);
+    char *ylabel = xasprintf("%s (%s)", s->metrics[m], s->units[m]);
     struct rpt_plot_file *f =
         rpt_plot_file_open(dir, name, title, s->axis_keys[0], ylabel, msg, msgsize);
+    free(title);
+    free(ylabel);
     if (!f)
         return -1;
     bool numeric = summary_axis_numeric(s);
@@ -426,9 +455,10 @@ static int summary_plot_metric(const struct sweep_summary *s, int m, const char 
         summary_xtics(s, gp);
     fputs("set style fill transparent solid 0.2 noborder\nplot ", gp);
     for (int b = 0; b < n; b++) {
-        fprintf(gp, "%s'%s.dat' index %d using 1:3:4 with filledcurves lc %d notitle, "
-                    "'' index %d using 1:2 with linespoints lc %d lw 2 title ",
-                b ? ", \\\n     " : "", name, b, b + 1, b, b + 1);
+        fputs(b ? ", \\\n     " : "", gp);
+        rpt_plot_file_ref_dat(f);
+        fprintf(gp, " index %d using 1:3:4 with filledcurves lc %d notitle, "
+                    "'' index %d using 1:2 with linespoints lc %d lw 2 title ", b, b + 1, b, b + 1);
         rpt_plot_file_str(gp, labels[b]);
         free(labels[b]);
     }
@@ -442,18 +472,20 @@ static int summary_plot_metric(const struct sweep_summary *s, int m, const char 
 static int summary_plot_pareto(const struct sweep_summary *s, const char *dir, char *msg,
                                size_t msgsize)
 {
-    char title[RPT_NAME_MAX + 80];
-    snprintf(title, sizeof title, "%s: %s against %s per variant (Pareto view, 95 %% CIs)",
-             s->scenario, s->power, s->primary);
+    char *title = xasprintf("%s: %s against %s per variant (Pareto view, 95 %% CIs)",
+                            s->scenario ? s->scenario : "?", s->power, s->primary);
     struct rpt_plot_file *f =
         rpt_plot_file_open(dir, "sweep-pareto", title, s->primary, "pkg_watts (W)", msg, msgsize);
+    free(title);
     if (!f)
         return -1;
     FILE *dat = rpt_plot_file_dat(f), *gp = rpt_plot_file_gp(f);
     fputs("plot ", gp);
     for (int v = 0; v < s->nvariants; v++) {
-        fprintf(dat, "# %s: %s %s_lo %s_hi %s %s_lo %s_hi\n", s->variants[v], s->primary,
-                s->primary, s->primary, s->power, s->power, s->power);
+        char *comment = xasprintf("%s: %s %s_lo %s_hi %s %s_lo %s_hi", s->variants[v], s->primary,
+                                  s->primary, s->primary, s->power, s->power, s->power);
+        rpt_plot_dat_comment(dat, comment);
+        free(comment);
         for (long p = 0; p < s->npoints; p++) {
             const struct sweep_cell *x = summary_cell(s, p, v, s->primary);
             const struct sweep_cell *y = summary_cell(s, p, v, s->power);
@@ -464,8 +496,9 @@ static int summary_plot_pareto(const struct sweep_summary *s, const char *dir, c
                     y->n > 1 ? y->ci_lo : y->mean, y->n > 1 ? y->ci_hi : y->mean);
         }
         fputs("\n\n", dat);
-        fprintf(gp, "%s'sweep-pareto.dat' index %d using 1:2:3:4:5:6 with xyerrorbars lc %d "
-                    "pt 7 title ", v ? ", \\\n     " : "", v, v + 1);
+        fputs(v ? ", \\\n     " : "", gp);
+        rpt_plot_file_ref_dat(f);
+        fprintf(gp, " index %d using 1:2:3:4:5:6 with xyerrorbars lc %d pt 7 title ", v, v + 1);
         rpt_plot_file_str(gp, s->variants[v]);
     }
     fputc('\n', gp);
@@ -499,16 +532,23 @@ int sweep_summary_plot(const struct sweep_summary *s, const char *dir, char *msg
         snprintf(msg, msgsize, "no grid key to plot against; no plots written");
         return 0;
     }
-    int n = 0;
+    int n = 0, nused = 0;
+    char (*used)[SUMMARY_PLOT_NAME] = xcalloc((size_t)s->nmetrics + 1, sizeof *used);
+    strcpy(used[nused++], "sweep-pareto");
     for (int m = 0; m < s->nmetrics; m++) {
         /* The host-wide metrics; the cpus.* ones repeat them over a subset. */
         if (strncmp(s->metrics[m], RPT_CPUS_PREFIX, strlen(RPT_CPUS_PREFIX)) == 0 ||
             summary_metric_constant(s, m))
             continue;
-        if (summary_plot_metric(s, m, dir, msg, msgsize) < 0)
+        summary_plot_name(s, m, used, nused, used[nused]);
+        if (summary_plot_metric(s, m, dir, used[nused], msg, msgsize) < 0) {
+            free(used);
             return -1;
+        }
+        nused++;
         n++;
     }
+    free(used);
     if (s->primary && s->power) {
         if (summary_plot_pareto(s, dir, msg, msgsize) < 0)
             return -1;

@@ -36,8 +36,9 @@ struct sweep_summary {
     int reps;
 };
 
-/* Read db. primary: the primary metric (NULL: the one stored). 0 or -1 with
- * msg. */
+/* Read db. primary: the primary metric (NULL: the one stored). 0, or an
+ * exit status with msg: STORE_BAD_INPUT (not a sweep database, a bad value,
+ * an unknown --primary) or STORE_FAILED (corrupt, I/O; sweep/store.h). */
 int sweep_summary_load(struct sweep_summary *s, const char *db, const char *primary, char *msg,
                        size_t msgsize);
 void sweep_summary_free(struct sweep_summary *s);

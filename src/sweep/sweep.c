@@ -163,9 +163,28 @@ void sweep_grid_free(struct sweep_grid *g)
 long sweep_grid_npoints(const struct sweep_grid *g)
 {
     long n = 1;
-    for (int i = 0; i < g->naxes; i++)
+    for (int i = 0; i < g->naxes; i++) {
+        /* Saturated past the bound: 16 keys of 16 values are 2^64 points,
+         * which a long cannot count. */
+        if (n > SWEEP_MAX_POINTS / (g->axes[i].nvalues > 0 ? g->axes[i].nvalues : 1))
+            return SWEEP_MAX_POINTS + 1;
         n *= g->axes[i].nvalues;
+    }
     return n;
+}
+
+int sweep_grid_check_size(const struct sweep_grid *g, char *msg, size_t msgsize)
+{
+    if (sweep_grid_npoints(g) <= SWEEP_MAX_POINTS)
+        return 0;
+    char sizes[SWEEP_MAX_AXES * 12] = "";
+    for (int i = 0; i < g->naxes; i++) {
+        size_t len = strlen(sizes);
+        snprintf(sizes + len, sizeof sizes - len, "%s%d", i ? " x " : "", g->axes[i].nvalues);
+    }
+    snprintf(msg, msgsize, "the grid has more than %ld points (%s values): at most %ld; split it "
+             "into several sweeps", SWEEP_MAX_POINTS, sizes, SWEEP_MAX_POINTS);
+    return -1;
 }
 
 void sweep_point_coords(const struct sweep_grid *g, long p, int *coords)

@@ -25,6 +25,10 @@
 #include "util/diag.h"
 
 #define SWEEP_MAX_AXES 16
+/* The most points a grid may have: a million runs of every variant is past
+ * what a cluster runs in a week, and the count, the database's point ids
+ * and merge's table of them stay far from overflow. */
+#define SWEEP_MAX_POINTS 1000000L
 
 struct sweep_axis {
     char *key;            /* SECTION.KEY */
@@ -44,8 +48,11 @@ int sweep_grid_add(struct sweep_grid *g, const char *spec, char *msg, size_t msg
  * g, from --grid, win). Returns 0 (no [sweep] is no axis) or -1 with d. */
 int sweep_grid_from_file(struct sweep_grid *g, const char *path, struct diag *d);
 void sweep_grid_free(struct sweep_grid *g);
-/* The number of points (1 with no axis). */
+/* The number of points (1 with no axis); SWEEP_MAX_POINTS + 1 for any
+ * grid past the bound. */
 long sweep_grid_npoints(const struct sweep_grid *g);
+/* 0, or -1 with msg when g has more than SWEEP_MAX_POINTS points. */
+int sweep_grid_check_size(const struct sweep_grid *g, char *msg, size_t msgsize);
 /* Point p's value index on each axis. */
 void sweep_point_coords(const struct sweep_grid *g, long p, int *coords);
 /* "KEY=VALUE KEY=VALUE" of point p (allocated). */

@@ -170,6 +170,15 @@ void wl_config_release(const struct wl_ops *ops, void *cfg)
     }
 }
 
+int wl_config_files(const struct wl_ops *ops, const void *cfg, const char **paths, int max)
+{
+    int n = 0;
+    for (const struct wl_param *p = ops->params; p->name && n < max; p++)
+        if (p->type == WL_PARAM_FILE && *wl_file_field(p, cfg))
+            paths[n++] = (*wl_file_field(p, cfg))->path;
+    return n;
+}
+
 /* A path relative to the scenario file's directory (absolute ones as they are). */
 static char *wl_file_resolve(const char *value, const char *scenario_path)
 {

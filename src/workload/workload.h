@@ -149,6 +149,9 @@ void wl_config_defaults(const struct wl_ops *ops, void *cfg);
 void wl_config_copy(const struct wl_ops *ops, void *dst, const void *src);
 /* Drop cfg's references to its files (cfg's memory stays the caller's). */
 void wl_config_release(const struct wl_ops *ops, void *cfg);
+/* The paths of cfg's input files (file parameters that are set), at most
+ * max into paths (owned by cfg); returns how many. */
+int wl_config_files(const struct wl_ops *ops, const void *cfg, const char **paths, int max);
 /* The parameter key of ops, or NULL. */
 const struct wl_param *wl_param_find(const struct wl_ops *ops, const char *key);
 /* Check the WL_PARAM_CPU_VALUES parameters of cfg against a machine of
