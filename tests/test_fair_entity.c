@@ -17,19 +17,7 @@
 /* skx-2s running kernel version `kernel`, with sysfs writes (NULL: none). */
 static struct fx *fx_new_kernel_sysfs(const char *kernel, const char *sysfs)
 {
-    struct fx *f = calloc(1, sizeof *f);
-    struct diag d = { 0 };
-    f->m = hw_machine_load("machines/skx-2s.ini", &d);
-    if (!f->m)
-        fail_msg("%s", d.msg);
-    fx_quiet_machine(f->m);
-    kparams_init(&f->kp);
-    assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
-    fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
-    fx_apply(&f->kp, sysfs, kparams_set_sysfs);
-    struct world_key key = { .seed = 3 };
-    world_init(&f->w, f->m, &f->kp, &key);
-    return f;
+    return fx_new_kernel_machine("machines/skx-2s.ini", kernel, NULL, sysfs, true);
 }
 
 static struct fx *fx_new_kernel(const char *kernel)

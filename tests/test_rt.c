@@ -187,16 +187,8 @@ static void test_balance_skips_rt(void **state)
 /* adl-desktop with intel_pstate passive, whose default governor is schedutil. */
 static struct fx *fx_new_schedutil(void)
 {
-    struct fx *f = calloc(1, sizeof *f);
-    struct diag d = { 0 };
-    f->m = hw_machine_load("machines/adl-desktop.ini", &d);
-    if (!f->m)
-        fail_msg("%s", d.msg);
-    fx_quiet_machine(f->m);
-    kparams_init(&f->kp);
-    fx_apply(&f->kp, "intel_pstate=passive", kparams_set_cmdline);
-    struct world_key key = { .seed = 3 };
-    world_init(&f->w, f->m, &f->kp, &key);
+    struct fx *f = fx_new_kernel_machine("machines/adl-desktop.ini", NULL, "intel_pstate=passive",
+                                         NULL, false);
     assert_string_equal(cpufreq_governor_name(&f->w, 7), "schedutil");
     return f;
 }

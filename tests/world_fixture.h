@@ -79,6 +79,31 @@ static inline struct fx *fx_new_machine(const char *path, const char *config, co
     return f;
 }
 
+/* Machine file path running kernel version `kernel` (NULL: pmlab's
+ * default), with a command line and sysfs writes; cpufreq.off=1 first when
+ * cpufreq_off (exact timings at base frequency). */
+static inline struct fx *fx_new_kernel_machine(const char *path, const char *kernel,
+                                               const char *cmdline, const char *sysfs,
+                                               bool cpufreq_off)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    struct diag d = { 0 };
+    f->m = hw_machine_load(path, &d);
+    if (!f->m)
+        fail_msg("%s", d.msg);
+    fx_quiet_machine(f->m);
+    kparams_init(&f->kp);
+    if (kernel)
+        assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
+    if (cpufreq_off)
+        fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
+    fx_apply(&f->kp, cmdline, kparams_set_cmdline);
+    fx_apply(&f->kp, sysfs, kparams_set_sysfs);
+    struct world_key key = { .seed = 3 };
+    world_init(&f->w, f->m, &f->kp, &key);
+    return f;
+}
+
 /* skx-2s with calibration overrides. */
 static inline struct fx *fx_new_calib(const char *cmdline, const char *sysfs,
                                       const struct hw_calib *calib, int n)
