@@ -88,9 +88,17 @@ void fair_update_curr(struct world *w, int cpu)
         return;
     t->vruntime += w->q.now_ns - t->vrt_stamp_ns;
     t->vrt_stamp_ns = w->q.now_ns;
-    /* update_min_vruntime: monotonic, at most the smallest vruntime. */
+    /* update_min_vruntime: monotonic, at most the smallest vruntime. EEVDF
+     * reads it only to place a task on an empty runqueue, where any base
+     * will do: it follows the running task while it runs alone, without a
+     * scan of the queue at every update. */
     struct sched_cpu *c = &w->sched.cpu[cpu];
     sim_time_t v = t->vruntime;
+    if (w->sched.eevdf) {
+        if (c->nr_queued == c->nr_rt_queued && v > c->min_vruntime)
+            c->min_vruntime = v;
+        return;
+    }
     for (const struct task *p = c->head; p; p = p->next)
         if (fair_task(p) && p->vruntime < v)
             v = p->vruntime;
@@ -128,18 +136,39 @@ static sim_time_t fair_avg_vruntime(const struct world *w, int cpu, const struct
     return base + q;
 }
 
-/* entity_eligible: t's vruntime at most the average of cpu's fair tasks
- * with t among them (t's own term is 0, so t need not be queued yet). */
-static bool fair_eligible(const struct world *w, int cpu, const struct task *t)
+/* The sum of cpu's fair tasks' vruntimes (running and queued) over a
+ * base, and their number: what entity_eligible compares against, so that
+ * each test costs O(1) (the kernel's avg_vruntime / avg_load). */
+struct fair_sum {
+    sim_time_t base, sum;
+    int n;
+};
+
+static struct fair_sum fair_sum_of(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
-    sim_time_t sum = 0;
-    if (fair_task(c->curr))
-        sum += c->curr->vruntime - t->vruntime;
-    for (const struct task *p = c->head; p; p = p->next)
-        if (fair_task(p))
-            sum += p->vruntime - t->vruntime;
-    return sum >= 0;
+    struct fair_sum fs = { 0, 0, 0 };
+    if (fair_task(c->curr)) {
+        fs.base = c->curr->vruntime;
+        fs.n = 1;
+    }
+    for (const struct task *p = c->head; p; p = p->next) {
+        if (!fair_task(p))
+            continue;
+        if (fs.n == 0)
+            fs.base = p->vruntime;
+        fs.sum += p->vruntime - fs.base;
+        fs.n++;
+    }
+    return fs;
+}
+
+/* entity_eligible: t's vruntime at most the average of the tasks in fs
+ * with t among them: the sum of (v_i - v_t) is not negative. t's own term
+ * is 0, so t need not be counted in fs (a wakee not queued yet). */
+static bool fair_eligible(const struct fair_sum *fs, const struct task *t)
+{
+    return fs->sum - (sim_time_t)fs->n * (t->vruntime - fs->base) >= 0;
 }
 
 /* The lag limit (entity_lag): the larger of two slices and a tick. */
@@ -208,13 +237,14 @@ void fair_place_entity(struct world *w, int cpu, struct task *t, enum fair_enque
  * tie; none eligible (rounding), the smallest vruntime. */
 static struct task *fair_pick_eevdf(const struct world *w, int cpu)
 {
+    struct fair_sum fs = fair_sum_of(w, cpu);
     struct task *best = NULL, *first = NULL;
     for (struct task *p = w->sched.cpu[cpu].head; p; p = p->next) {
         if (!fair_task(p))
             continue;
         if (!first || p->vruntime < first->vruntime)
             first = p;
-        if (fair_eligible(w, cpu, p) && (!best || p->deadline < best->deadline))
+        if (fair_eligible(&fs, p) && (!best || p->deadline < best->deadline))
             best = p;
     }
     return best ? best : first;
@@ -268,16 +298,20 @@ bool fair_wakeup_preempt(struct world *w, int cpu, const struct task *t)
     fair_update_deadline(w, curr);
     if (renewed)
         return true;
-    /* pick_eevdf with t queued: RUN_TO_PARITY keeps an eligible curr. */
-    bool curr_eligible = fair_eligible(w, cpu, curr);
+    /* pick_eevdf with t queued: RUN_TO_PARITY keeps an eligible curr. The
+     * average counts t too (t is not queued yet: its term is added). */
+    struct fair_sum fs = fair_sum_of(w, cpu);
+    fs.sum += t->vruntime - fs.base;
+    fs.n++;
+    bool curr_eligible = fair_eligible(&fs, curr);
     if (curr_eligible && curr->run_to_parity)
         return false;
-    if (!fair_eligible(w, cpu, t))
+    if (!fair_eligible(&fs, t))
         return false;
     if (curr_eligible && curr->deadline <= t->deadline)
         return false;
     for (const struct task *p = w->sched.cpu[cpu].head; p; p = p->next)
-        if (fair_task(p) && p != t && p->deadline < t->deadline && fair_eligible(w, cpu, p))
+        if (fair_task(p) && p != t && p->deadline < t->deadline && fair_eligible(&fs, p))
             return false;
     return true;
 }
@@ -317,7 +351,8 @@ static bool fair_tick_resched(struct world *w, int cpu, struct task *curr)
         return false;
     /* resched: the pick with curr back among the queued ones. */
     const struct task *next = fair_pick_eevdf(w, cpu);
-    return next && (!fair_eligible(w, cpu, curr) || next->deadline < curr->deadline);
+    struct fair_sum fs = fair_sum_of(w, cpu);
+    return next && (!fair_eligible(&fs, curr) || next->deadline < curr->deadline);
 }
 
 void fair_tick_arm(struct world *w, int cpu)
