@@ -20,7 +20,8 @@ struct ct_result {
     struct rpt_metric_set m;
 };
 
-/* Run cyclictest with keys kv[n][2] under cmdline on adl-desktop. */
+/* Run cyclictest with keys kv[n][2] under cmdline on adl-desktop, its
+ * threads SCHED_FIFO 99 (cyclictest -p99, the usual run) unless kv says. */
 static void ct_run(const char *cmdline, const char *const (*kv)[2], int n, struct rpt_metric_set *out)
 {
     const struct wl_ops *ops = wl_find("cyclictest");
@@ -29,6 +30,7 @@ static void ct_run(const char *cmdline, const char *const (*kv)[2], int n, struc
     wl_config_defaults(ops, cfg);
     struct diag d = { 0 };
     assert_int_equal(wl_config_set(ops, cfg, "duration_ms", "100", "t", 1, &d), 0);
+    assert_int_equal(wl_config_set(ops, cfg, "priority", "99", "t", 1, &d), 0);
     for (int i = 0; i < n; i++)
         if (wl_config_set(ops, cfg, kv[i][0], kv[i][1], "t", 1, &d) != 0)
             fail_msg("%s", d.msg);
@@ -135,6 +137,23 @@ static void test_max_cstate_removes_deep_samples(void **state)
     rpt_set_free(&shallow);
 }
 
+/* clock_nanosleep's timer slack: SCHED_OTHER threads (no -p) get the
+ * default 50 us (hrtimer_nanosleep), so no sample is under it; SCHED_FIFO
+ * threads get none. POLL and C1E only, so the exit adds a few us at most. */
+static void test_timer_slack_without_rt(void **state)
+{
+    (void)state;
+    static const char *const other[][2] = { { "priority", "0" } };
+    struct rpt_metric_set fifo = { 0 }, fair = { 0 };
+    ct_run("intel_idle.max_cstate=2", NULL, 0, &fifo);
+    ct_run("intel_idle.max_cstate=2", other, 1, &fair);
+    assert_true(metric(&fifo, "lat_max_us") < 10);
+    assert_true(metric(&fair, "lat_min_us") >= 50);
+    assert_true(metric(&fair, "lat_max_us") < 60);
+    rpt_set_free(&fifo);
+    rpt_set_free(&fair);
+}
+
 /* The governor sees the thread's timer: a 300 us sleep is shorter than C6's
  * 600 us target residency, so neither governor ever picks C6 or deeper. */
 static void test_governor_sees_timer(void **state)
@@ -175,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_split_sums_to_samples),
         cmocka_unit_test(test_max_cstate_removes_deep_samples),
         cmocka_unit_test(test_governor_sees_timer),
+        cmocka_unit_test(test_timer_slack_without_rt),
         cmocka_unit_test(test_threads_and_distance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

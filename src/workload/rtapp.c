@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/time/hrtimer.h"
 #include "report/explain.h"
 #include "sim/hist.h"
 #include "util/container.h"
@@ -91,7 +92,8 @@ struct rt_thread {
     struct sim_event wake_ev;   /* sleep or timer expiry, or a move */
     enum rt_wake wake_kind;
     int wake_cpu;               /* CPU the hrtimer is armed on, -1 none */
-    sim_time_t wake_ns;
+    sim_time_t wake_ns;         /* when the hrtimer fires: its hard expiry */
+    sim_time_t requested_ns;    /* the expiry the thread asked for (its soft expiry) */
     bool timer_woken;           /* running after a timer: record wu_lat */
     sim_time_t expiry_ns;       /* that timer's expiry */
     struct sim_event runtime_ev; /* end of a runtime event */
@@ -150,6 +152,12 @@ static void rt_sync_cpu_timer(struct rt_run *run, int cpu)
 static void rt_sleep_until(struct rt_run *run, struct rt_thread *th, sim_time_t when_ns,
                            enum rt_wake kind)
 {
+    /* clock_nanosleep: a SCHED_OTHER thread's sleep gets the default 50 us
+     * of slack, an RT one's none (hrtimer_sleep_slack_ns); the device fires
+     * at the hard expiry. wu_lat still counts from the requested expiry. */
+    th->requested_ns = when_ns;
+    if (kind != RT_WAKE_MOVE)
+        when_ns = hrtimer_range(when_ns, hrtimer_sleep_slack_ns(task_is_rt(&th->task))).hard_ns;
     th->state = RT_SLEEPING;
     th->wake_kind = kind;
     th->wake_ns = when_ns;
@@ -180,7 +188,7 @@ static void rt_wake_fired(struct sim_event *ev, void *arg)
     th->wake_ns = SIM_TIME_MAX;
     rt_sync_cpu_timer(run, cpu);
     th->timer_woken = th->wake_kind == RT_WAKE_TIMER;
-    th->expiry_ns = ev->when_ns;
+    th->expiry_ns = th->requested_ns;
     rt_wake(w, th, cpu);
 }
 

@@ -26,6 +26,13 @@ struct hrtimer_range {
 
 /* hrtimer_set_expires_range_ns: soft at expires_ns, hard slack_ns later. */
 struct hrtimer_range hrtimer_range(int64_t expires_ns, int64_t slack_ns);
+/* The slack of a user-space sleep (hrtimer_nanosleep): the task's
+ * timer_slack_ns (the default here: pmlab has no PR_SET_TIMERSLACK), none
+ * for an RT task. */
+static inline int64_t hrtimer_sleep_slack_ns(bool rt_task)
+{
+    return rt_task ? 0 : HRTIMER_DEFAULT_SLACK_NS;
+}
 /* Whether a local timer interrupt at now_ns expires t (its soft expiry has passed). */
 bool hrtimer_expired_by(const struct hrtimer_range *t, int64_t now_ns);
 
