@@ -54,10 +54,13 @@ static inline void fx_apply(struct kparams *kp, const char *text,
     cmdline_free(&c);
 }
 
-/* Machine file path with calibration overrides calib[n] (key, value) applied
- * first, and kernel config options (CONFIG_HZ=1000 ...) before the command line. */
-static inline struct fx *fx_new_machine(const char *path, const char *config, const char *cmdline,
-                                        const char *sysfs, const struct hw_calib *calib, int n)
+/* The world of machine file path: calibration overrides calib[n] (key,
+ * value) first, then the kernel version (NULL: pmlab's default), config
+ * options (CONFIG_HZ=1000 ...), cpufreq.off=1 when cpufreq_off (exact
+ * timings at base frequency), the command line and the sysfs writes. */
+static inline struct fx *fx_build(const char *path, const char *kernel, const char *config,
+                                  const char *cmdline, const char *sysfs,
+                                  const struct hw_calib *calib, int n, bool cpufreq_off)
 {
     struct fx *f = calloc(1, sizeof *f);
     struct diag d = { 0 };
@@ -68,33 +71,9 @@ static inline struct fx *fx_new_machine(const char *path, const char *config, co
     for (int i = 0; i < n; i++)
         fx_set_calib(f->m, calib[i].key, calib[i].value);
     kparams_init(&f->kp);
-    /* Exact timings assume base frequency: no cpufreq driver unless the
-     * caller's command line loads one. */
-    fx_apply(&f->kp, config, kparams_set_config);
-    fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
-    fx_apply(&f->kp, cmdline, kparams_set_cmdline);
-    fx_apply(&f->kp, sysfs, kparams_set_sysfs);
-    struct world_key key = { .seed = 3 };
-    world_init(&f->w, f->m, &f->kp, &key);
-    return f;
-}
-
-/* Machine file path running kernel version `kernel` (NULL: pmlab's
- * default), with a command line and sysfs writes; cpufreq.off=1 first when
- * cpufreq_off (exact timings at base frequency). */
-static inline struct fx *fx_new_kernel_machine(const char *path, const char *kernel,
-                                               const char *cmdline, const char *sysfs,
-                                               bool cpufreq_off)
-{
-    struct fx *f = calloc(1, sizeof *f);
-    struct diag d = { 0 };
-    f->m = hw_machine_load(path, &d);
-    if (!f->m)
-        fail_msg("%s", d.msg);
-    fx_quiet_machine(f->m);
-    kparams_init(&f->kp);
     if (kernel)
         assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
+    fx_apply(&f->kp, config, kparams_set_config);
     if (cpufreq_off)
         fx_apply(&f->kp, "cpufreq.off=1", kparams_set_cmdline);
     fx_apply(&f->kp, cmdline, kparams_set_cmdline);
@@ -102,6 +81,23 @@ static inline struct fx *fx_new_kernel_machine(const char *path, const char *ker
     struct world_key key = { .seed = 3 };
     world_init(&f->w, f->m, &f->kp, &key);
     return f;
+}
+
+/* Machine file path with calibration overrides and config options; no
+ * cpufreq driver unless the caller's command line loads one. */
+static inline struct fx *fx_new_machine(const char *path, const char *config, const char *cmdline,
+                                        const char *sysfs, const struct hw_calib *calib, int n)
+{
+    return fx_build(path, NULL, config, cmdline, sysfs, calib, n, true);
+}
+
+/* Machine file path running kernel version `kernel` (NULL: pmlab's
+ * default); cpufreq.off=1 first when cpufreq_off. */
+static inline struct fx *fx_new_kernel_machine(const char *path, const char *kernel,
+                                               const char *cmdline, const char *sysfs,
+                                               bool cpufreq_off)
+{
+    return fx_build(path, kernel, NULL, cmdline, sysfs, NULL, 0, cpufreq_off);
 }
 
 /* skx-2s with calibration overrides. */

@@ -532,14 +532,23 @@ static void rt_count_barrier_users(struct rt_run *run)
 
 /* sched_setscheduler as rt-app calls it for the task's policy and priority:
  * an RT policy without a priority gets rt-app's default, 10. */
+static enum sched_policy rt_policy_of(const struct rtapp_task *def)
+{
+    if (strcmp(def->policy, "SCHED_FIFO") == 0)
+        return SCHED_POLICY_FIFO;
+    if (strcmp(def->policy, "SCHED_RR") == 0)
+        return SCHED_POLICY_RR;
+    return SCHED_POLICY_NORMAL;
+}
+
+static int rt_priority_of(const struct rtapp_task *def)
+{
+    return def->priority > 0 ? (int)def->priority : RTAPP_RT_DEFAULT_PRIO;
+}
+
 static void rt_apply_policy(struct task *t, const struct rtapp_task *def)
 {
-    enum sched_policy pol = SCHED_POLICY_NORMAL;
-    if (strcmp(def->policy, "SCHED_FIFO") == 0)
-        pol = SCHED_POLICY_FIFO;
-    else if (strcmp(def->policy, "SCHED_RR") == 0)
-        pol = SCHED_POLICY_RR;
-    task_set_scheduler(t, pol, def->priority > 0 ? (int)def->priority : RTAPP_RT_DEFAULT_PRIO);
+    task_set_scheduler(t, rt_policy_of(def), rt_priority_of(def));
 }
 static void rt_start_threads(struct rt_run *run)
 {
@@ -743,13 +752,10 @@ static void rtapp_explain(const void *cfg, struct explain *x)
     const struct rtapp_prog *p = rt_prog(cfg);
     for (int i = 0; i < p->ntasks; i++) {
         const struct rtapp_task *t = &p->task[i];
-        struct task probe;
-        task_init(&probe, NULL, 0);
-        rt_apply_policy(&probe, t);
-        if (task_is_rt(&probe))
+        if (rt_policy_of(t) != SCHED_POLICY_NORMAL)
             explain_add(x, "workload: task %s (%lld thread%s): %s priority %d (RT class)", t->name,
                         (long long)t->instance, t->instance == 1 ? "" : "s", t->policy,
-                        probe.rt_priority);
+                        rt_priority_of(t));
         else
             explain_add(x, "workload: task %s (%lld thread%s): %s%s (fair class, nice 0)", t->name,
                         (long long)t->instance, t->instance == 1 ? "" : "s", t->policy,

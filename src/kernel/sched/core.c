@@ -182,16 +182,12 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
 static struct task *sched_dequeue(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
-    struct task *prev = NULL;
-    struct task *t = c->nr_rt_queued ? sched_rt_pick_queued(w, cpu, &prev)
-                                     : fair_pick_queued(w, cpu);
+    struct task *t = c->nr_rt_queued ? sched_rt_pick_queued(w, cpu) : fair_pick_queued(w, cpu);
     if (!t)
         return NULL;
-    if (!c->nr_rt_queued || !task_is_rt(t)) {
-        prev = NULL;
-        for (struct task *p = c->head; p != t; p = p->next)
-            prev = p;
-    }
+    struct task *prev = NULL;
+    for (struct task *p = c->head; p != t; p = p->next)
+        prev = p;
     sched_unlink(w, cpu, prev, t);
     return t;
 }

@@ -74,7 +74,7 @@ static bool fair_task(const struct task *t)
     return t && !task_is_rt(t);
 }
 
-/* The running fair task of cpu whose time counts (not one whose done() runs). */
+/* The running task of cpu if it is a fair one. */
 static struct task *fair_curr(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
@@ -106,54 +106,24 @@ void fair_update_curr(struct world *w, int cpu)
         c->min_vruntime = v;
 }
 
-/* The fair tasks of cpu (queued, and the running one), except skip, and
- * their mean vruntime rounded down (avg_vruntime); 0 tasks: *n = 0. */
-static sim_time_t fair_avg_vruntime(const struct world *w, int cpu, const struct task *skip,
-                                    int *n)
-{
-    const struct sched_cpu *c = &w->sched.cpu[cpu];
-    const struct task *curr = fair_task(c->curr) && c->curr != skip ? c->curr : NULL;
-    sim_time_t base = 0, sum = 0;
-    int k = 0;
-    if (curr) {
-        base = curr->vruntime;
-        k = 1;
-    }
-    for (const struct task *p = c->head; p; p = p->next) {
-        if (!fair_task(p) || p == skip)
-            continue;
-        if (k == 0)
-            base = p->vruntime;
-        sum += p->vruntime - base;
-        k++;
-    }
-    *n = k;
-    if (k == 0)
-        return 0;
-    sim_time_t q = sum / k;
-    if (sum % k != 0 && sum < 0)
-        q--;   /* floor, as the kernel's division of a negative average */
-    return base + q;
-}
-
-/* The sum of cpu's fair tasks' vruntimes (running and queued) over a
- * base, and their number: what entity_eligible compares against, so that
- * each test costs O(1) (the kernel's avg_vruntime / avg_load). */
+/* The sum of cpu's fair tasks' vruntimes (running and queued, except skip)
+ * over a base, and their number: what avg_vruntime and entity_eligible
+ * read (the kernel's avg_vruntime / avg_load), one scan per decision. */
 struct fair_sum {
     sim_time_t base, sum;
     int n;
 };
 
-static struct fair_sum fair_sum_of(const struct world *w, int cpu)
+static struct fair_sum fair_sum_of(const struct world *w, int cpu, const struct task *skip)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     struct fair_sum fs = { 0, 0, 0 };
-    if (fair_task(c->curr)) {
+    if (fair_task(c->curr) && c->curr != skip) {
         fs.base = c->curr->vruntime;
         fs.n = 1;
     }
     for (const struct task *p = c->head; p; p = p->next) {
-        if (!fair_task(p))
+        if (!fair_task(p) || p == skip)
             continue;
         if (fs.n == 0)
             fs.base = p->vruntime;
@@ -161,6 +131,15 @@ static struct fair_sum fair_sum_of(const struct world *w, int cpu)
         fs.n++;
     }
     return fs;
+}
+
+/* avg_vruntime: the mean vruntime of fs's tasks rounded down (fs.n > 0). */
+static sim_time_t fair_avg_vruntime(const struct fair_sum *fs)
+{
+    sim_time_t q = fs->sum / fs->n;
+    if (fs->sum % fs->n != 0 && fs->sum < 0)
+        q--;   /* floor, as the kernel's division of a negative average */
+    return fs->base + q;
 }
 
 /* entity_eligible: t's vruntime at most the average of the tasks in fs
@@ -185,8 +164,9 @@ void fair_dequeue_entity(struct world *w, int cpu, struct task *t)
     t->vrt_stamp_ns = -1;
     if (!w->sched.eevdf)
         return;   /* CFS: vruntime stays on cpu's min_vruntime (vrt_cpu) */
-    int n;
-    sim_time_t v = fair_avg_vruntime(w, cpu, t, &n);
+    struct fair_sum fs = fair_sum_of(w, cpu, t);
+    int n = fs.n;
+    sim_time_t v = n ? fair_avg_vruntime(&fs) : 0;
     /* V with t counted: the others' mean moved by t's share. */
     sim_time_t all = n ? v + (t->vruntime - v) / (n + 1) : t->vruntime;
     sim_time_t lag = all - t->vruntime, limit = fair_lag_limit(w);
@@ -207,8 +187,7 @@ void fair_place_entity(struct world *w, int cpu, struct task *t, enum fair_enque
             v += min - w->sched.cpu[t->vrt_cpu].min_vruntime;
         t->vrt_cpu = cpu;
         if (how == FAIR_ENQUEUE_INITIAL) {
-            int n;
-            (void)fair_avg_vruntime(w, cpu, NULL, &n);
+            int n = fair_sum_of(w, cpu, NULL).n;
             sim_time_t period = n + 1 > FAIR_NR_LATENCY ? (n + 1) * w->sched.min_granularity_ns
                                                         : w->sched.sched_latency_ns;
             sim_time_t start = min + period / (n + 1);   /* START_DEBIT: sched_vslice */
@@ -220,8 +199,9 @@ void fair_place_entity(struct world *w, int cpu, struct task *t, enum fair_enque
         t->vruntime = v;
         return;
     }
-    int n;
-    sim_time_t V = fair_avg_vruntime(w, cpu, t, &n);
+    struct fair_sum fs = fair_sum_of(w, cpu, t);
+    int n = fs.n;
+    sim_time_t V = n ? fair_avg_vruntime(&fs) : 0;
     sim_time_t lag = 0;
     if (n > 0 && how != FAIR_ENQUEUE_INITIAL)
         lag = t->vlag * (n + 1) / n;
@@ -235,16 +215,15 @@ void fair_place_entity(struct world *w, int cpu, struct task *t, enum fair_enque
 /* pick_eevdf among cpu's queued fair tasks (the running one already put
  * back): the eligible one with the earliest deadline, the first queued on a
  * tie; none eligible (rounding), the smallest vruntime. */
-static struct task *fair_pick_eevdf(const struct world *w, int cpu)
+static struct task *fair_pick_eevdf(const struct world *w, int cpu, const struct fair_sum *fs)
 {
-    struct fair_sum fs = fair_sum_of(w, cpu);
     struct task *best = NULL, *first = NULL;
     for (struct task *p = w->sched.cpu[cpu].head; p; p = p->next) {
         if (!fair_task(p))
             continue;
         if (!first || p->vruntime < first->vruntime)
             first = p;
-        if (fair_eligible(&fs, p) && (!best || p->deadline < best->deadline))
+        if (fair_eligible(fs, p) && (!best || p->deadline < best->deadline))
             best = p;
     }
     return best ? best : first;
@@ -262,7 +241,10 @@ static struct task *fair_pick_cfs(const struct world *w, int cpu)
 
 struct task *fair_pick_queued(const struct world *w, int cpu)
 {
-    return w->sched.eevdf ? fair_pick_eevdf(w, cpu) : fair_pick_cfs(w, cpu);
+    if (!w->sched.eevdf)
+        return fair_pick_cfs(w, cpu);
+    struct fair_sum fs = fair_sum_of(w, cpu, NULL);
+    return fair_pick_eevdf(w, cpu, &fs);
 }
 
 void fair_set_next(struct world *w, int cpu, struct task *t)
@@ -300,7 +282,7 @@ bool fair_wakeup_preempt(struct world *w, int cpu, const struct task *t)
         return true;
     /* pick_eevdf with t queued: RUN_TO_PARITY keeps an eligible curr. The
      * average counts t too (t is not queued yet: its term is added). */
-    struct fair_sum fs = fair_sum_of(w, cpu);
+    struct fair_sum fs = fair_sum_of(w, cpu, NULL);
     fs.sum += t->vruntime - fs.base;
     fs.n++;
     bool curr_eligible = fair_eligible(&fs, curr);
@@ -350,8 +332,8 @@ static bool fair_tick_resched(struct world *w, int cpu, struct task *curr)
     if (!renewed)
         return false;
     /* resched: the pick with curr back among the queued ones. */
-    const struct task *next = fair_pick_eevdf(w, cpu);
-    struct fair_sum fs = fair_sum_of(w, cpu);
+    struct fair_sum fs = fair_sum_of(w, cpu, NULL);
+    const struct task *next = fair_pick_eevdf(w, cpu, &fs);
     return next && (!fair_eligible(&fs, curr) || next->deadline < curr->deadline);
 }
 

@@ -21,8 +21,9 @@
  * What is dropped: push and pull of queued RT tasks between CPUs
  * (push_rt_task, pull_rt_task: an RT task queued behind a better one waits
  * there), RT throttling (sched_rt_runtime_us: an RT task may take a whole
- * CPU), the capacity fitness of asymmetric CPUs (rt_task_fits_capacity: on
- * the x86 hybrids pmlab models every CPU's capacity is 1024 under ITMT),
+ * CPU), the capacity fitness of asymmetric-capacity CPUs
+ * (rt_task_fits_capacity: on Arm big.LITTLE machines such as Juno an RT task
+ * is placed without it; pmlab's x86 hybrids have capacity 1024 everywhere),
  * SCHED_DEADLINE and priority inheritance. */
 #include <stddef.h>
 
@@ -65,20 +66,12 @@ bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t)
     return curr && task_is_rt(t) && task_prio(t) < task_prio(curr);
 }
 
-struct task *sched_rt_pick_queued(struct world *w, int cpu, struct task **prev)
+struct task *sched_rt_pick_queued(const struct world *w, int cpu)
 {
-    struct sched_cpu *c = &w->sched.cpu[cpu];
-    *prev = NULL;
-    if (!c->nr_rt_queued)
-        return c->head;
-    struct task *best = NULL, *before = NULL, *last = NULL;
-    for (struct task *p = c->head; p; last = p, p = p->next) {
-        if (task_is_rt(p) && (!best || task_prio(p) < task_prio(best))) {
+    struct task *best = NULL;
+    for (struct task *p = w->sched.cpu[cpu].head; p; p = p->next)
+        if (task_is_rt(p) && (!best || task_prio(p) < task_prio(best)))
             best = p;
-            before = last;
-        }
-    }
-    *prev = before;
     return best;
 }
 

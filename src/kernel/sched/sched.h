@@ -404,10 +404,8 @@ int sched_rt_highest_prio(const struct world *w, int cpu);
  * current task (an RT task over a fair one, a higher RT priority over a
  * lower). */
 bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t);
-/* The queued task cpu runs next (pick_next_task's class order): the first
- * queued RT task of the best priority, else the first fair one; *prev is the
- * task before it in the queue (NULL: the head). */
-struct task *sched_rt_pick_queued(struct world *w, int cpu, struct task **prev);
+/* The first queued RT task of cpu's best RT priority, NULL if none. */
+struct task *sched_rt_pick_queued(const struct world *w, int cpu);
 /* SCHED_RR: arm (start) or bank and cancel (stop) the running task's slice. */
 void sched_rr_start(struct world *w, int cpu, struct task *t);
 void sched_rr_stop(struct world *w, int cpu, struct task *t);
