@@ -264,6 +264,35 @@ static void test_nosmt_siblings_never_run(void **state)
     fx_free(f);
 }
 
+/* mitigations=auto,nosmt (v5.2): Skylake-SP has the L1TF and MDS bugs, so
+ * the kernel turns SMT off as nosmt does (every second thread offline);
+ * Raptor Lake has neither and keeps SMT; v5.1 has no such option. */
+static int offline_count(const char *machine, const char *kernel, const char *cmdline)
+{
+    struct fx *f = fx_new_machine(machine, NULL, cmdline, NULL, NULL, 0);
+    assert_int_equal(kversion_parse(kernel, &f->kp.kernel), 0);
+    struct housekeeping hk;
+    housekeeping_resolve(f->m, &f->kp, &hk);
+    int n = 0;
+    for (int cpu = 0; cpu < f->m->ncpus; cpu++)
+        n += hk.offline[cpu];
+    if (n)
+        assert_true(has_note(&hk, "mitigations=auto,nosmt"));
+    housekeeping_destroy(&hk);
+    fx_free(f);
+    return n;
+}
+
+static void test_mitigations_auto_nosmt(void **state)
+{
+    (void)state;
+    const char *skx = "machines/skx-2s.ini";
+    assert_int_equal(offline_count(skx, "6.9", "mitigations=auto,nosmt"), 56);
+    assert_int_equal(offline_count(skx, "6.9", "mitigations=auto"), 0);
+    assert_int_equal(offline_count(skx, "5.1", "mitigations=auto,nosmt"), 0);
+    assert_int_equal(offline_count(RPL, "6.9", "mitigations=auto,nosmt"), 0);
+}
+
 /* An offline thread with kernel IBRS (spectre_v2=ibrs on Skylake-SP)
  * keeps SPEC_CTRL set before v6.7 and slows its busy sibling; v6.7
  * (8c7a9b1bb450) clears it before play_dead. */
@@ -298,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_tick_stops_with_one_task),
         cmocka_unit_test(test_isolcpus_no_balance),
         cmocka_unit_test(test_housekeeping_off_nohz_full),
+        cmocka_unit_test(test_mitigations_auto_nosmt),
         cmocka_unit_test(test_nosmt_siblings_never_run),
         cmocka_unit_test(test_nosmt_offline_ibrs),
     };

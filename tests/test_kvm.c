@@ -724,6 +724,31 @@ static void test_guest_nohz_stops_tick_on_idle(void **state)
     gtfx_free(f);
 }
 
+static void test_guest_keeps_tick_for_near_timer(void **state)
+{
+    (void)state;
+    /* nohz guest whose own timers come every 0.5 ms: at each HLT the next
+     * one is due within a guest tick of its last jiffy, so the guest's
+     * tick_nohz_next_event keeps the tick (as the host's does) and the
+     * host CPU sees the guest's next tick or timer, never more than 1 ms
+     * away. With timers 20 ms apart the tick stops at the HLT. */
+    for (int near = 1; near >= 0; near--) {
+        struct kvm_vm_config c = gt_config(true, 1000, near ? 2000 : 50);
+        struct gtfx *f = gtfx_new(&c);
+        world_run_until(&f->w, 1000 * US);
+        gtfx_post(f, 3000.0 * US);
+        gtfx_run_to(f, KVM_VCPU_RUN);
+        assert_true(f->v->guest_tick_running);
+        while (f->v->state == KVM_VCPU_RUN || f->v->state == KVM_VCPU_WAKING ||
+               f->v->head != NULL)
+            world_run_until(&f->w, f->w.q.now_ns + US);
+        assert_int_equal(f->v->guest_tick_running, near);
+        if (near)
+            assert_true(f->w.idle.cpu[GT_CPU].guest_timer_ns - f->w.q.now_ns <= SIM_NS_PER_MS);
+        gtfx_free(f);
+    }
+}
+
 static void test_guest_timer_past_deadline_fires_now(void **state)
 {
     (void)state;
@@ -866,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_guest_timer_wakes_vcpu_into_poll_window),
         cmocka_unit_test(test_guest_own_timers_wake_nohz_guest),
         cmocka_unit_test(test_guest_nohz_stops_tick_on_idle),
+        cmocka_unit_test(test_guest_keeps_tick_for_near_timer),
         cmocka_unit_test(test_guest_haltpoll_poll_keeps_tick),
         cmocka_unit_test(test_guest_timer_past_deadline_fires_now),
     };

@@ -87,6 +87,45 @@ static double idle_machine_tick_stopped_pct(const char *cmdline)
     return pct;
 }
 
+/* tick_nohz_next_event's rule: a running tick is kept when the next timer
+ * is due within one tick of the last jiffy (the tick serves it); a timer
+ * further away lets it stop; a stopped tick stays stopped. */
+static void test_tick_retained_for_near_timer(void **state)
+{
+    (void)state;
+    assert_true(tick_nohz_retains_tick(5000000, TICK_NS, 7000000, false));
+    assert_true(tick_nohz_retains_tick(5000000, TICK_NS, 8000000, false));
+    assert_false(tick_nohz_retains_tick(5000000, TICK_NS, 8000001, false));
+    assert_false(tick_nohz_retains_tick(5000000, TICK_NS, 7000000, true));
+    assert_false(tick_nohz_retains_tick(5000000, TICK_NS, INT64_MAX, false));
+}
+
+/* The idle loop applies it: default_idle (cpuidle.off=1) asks to stop the
+ * tick on every entry, but with the workload's next timer 1 ms away the
+ * tick keeps running; 20 ms away it stops. */
+static bool tick_stopped_with_timer_in(sim_time_t timer_in_ns)
+{
+    struct fx *f = fx_new("cpuidle.off=1", NULL);
+    world_run_until(&f->w, 10 * SIM_NS_PER_MS + 100 * SIM_NS_PER_US);
+    struct probe p;
+    task_init(&p.t, probe_done, 3);
+    task_set_affinity(&p.t, 3);
+    idle_set_wl_timer(&f->w, 3, f->w.q.now_ns + timer_in_ns);
+    sched_wake_task(&f->w, &p.t, 1000, 3);
+    world_run_until(&f->w, f->w.q.now_ns + 500 * SIM_NS_PER_US);
+    assert_true(p.done_ns > 0 && f->w.idle.cpu[3].in_idle);
+    bool stopped = f->w.idle.cpu[3].tick_stopped;
+    fx_free(f);
+    return stopped;
+}
+
+static void test_idle_loop_keeps_tick_for_near_timer(void **state)
+{
+    (void)state;
+    assert_false(tick_stopped_with_timer_in(1 * SIM_NS_PER_MS));
+    assert_true(tick_stopped_with_timer_in(20 * SIM_NS_PER_MS));
+}
+
 /* An idle machine's only wakeups are housekeeping timers ~118 ms apart: on a
  * nohz kernel almost every idle entry stops the tick, with either governor;
  * with nohz=off none does, and the tick wakes each CPU every period. */
@@ -184,6 +223,8 @@ int main(void)
         cmocka_unit_test(test_sleep_length_timer_within_tick),
         cmocka_unit_test(test_sleep_length_tick_stopped),
         cmocka_unit_test(test_sleep_length_never_negative),
+        cmocka_unit_test(test_tick_retained_for_near_timer),
+        cmocka_unit_test(test_idle_loop_keeps_tick_for_near_timer),
         cmocka_unit_test(test_idle_machine_stops_tick),
         cmocka_unit_test(test_menu_tick_wakeup_rule),
         cmocka_unit_test(test_teo_tick_intercepts),

@@ -863,6 +863,48 @@ static void import_measured(FILE *f, const struct imp_host *h)
     import_measured_cpuidle(f, h);
 }
 
+/* The host's CONFIG_HZ, an input the tick, POLL's time limit and menu's
+ * tick rules depend on: from /boot/config-RELEASE under --root, else from
+ * the distribution a snapshot's release names (Fedora's .fcNN and RHEL's
+ * .elN kernels are built with CONFIG_HZ_1000; their kernel configs). 0:
+ * unknown, pmlab's default (250) stays. *why: where it came from. */
+static int import_config_hz(const struct imp_host *h, const char **why)
+{
+    if (h->root && h->kernel[0]) {
+        char path[128];
+        snprintf(path, sizeof path, "/boot/config-%s", h->kernel);
+        char *cfg = imp_file(h, path, NULL);
+        const char *p = cfg ? strstr(cfg, "\nCONFIG_HZ=") : NULL;
+        int hz = p ? atoi(p + strlen("\nCONFIG_HZ=")) : 0;
+        free(cfg);
+        if (hz == 100 || hz == 250 || hz == 300 || hz == 1000) {
+            *why = "the host's /boot/config";
+            return hz;
+        }
+    }
+    const char *fc = strstr(h->kernel, ".fc"), *el = strstr(h->kernel, ".el");
+    if (fc && fc[3] >= '0' && fc[3] <= '9') {
+        *why = "Fedora's kernel config (the release's .fc tag): CONFIG_HZ_1000";
+        return 1000;
+    }
+    if (el && el[3] >= '0' && el[3] <= '9') {
+        *why = "RHEL's kernel config (the release's .el tag): CONFIG_HZ_1000";
+        return 1000;
+    }
+    return 0;
+}
+
+static void import_config(FILE *f, const struct imp_host *h)
+{
+    const char *why = NULL;
+    int hz = import_config_hz(h, &why);
+    if (hz)
+        fprintf(f, "config = CONFIG_HZ=%d   ; %s\n", hz, why);
+    else
+        fprintf(f, "; CONFIG_HZ unknown (no kernel config in the source, release %s): pmlab's "
+                   "default 250\n", h->kernel[0] ? h->kernel : "?");
+}
+
 static void import_scenario(FILE *f, const struct import_opts *o, const struct imp_host *h)
 {
     char kv[16];
@@ -876,6 +918,7 @@ static void import_scenario(FILE *f, const struct import_opts *o, const struct i
     import_workload(f, h);
     import_devices(f, h);
     fprintf(f, "\n[variant host]\nkernel = %s\n", kv);
+    import_config(f, h);
     import_cmdline(f, h);
     char *gov = imp_sysfs(h, "/sys/devices/system/cpu/cpuidle/current_governor");
     if (gov && strcmp(gov, "menu") != 0 && cpuidle_find_governor(gov))

@@ -19,6 +19,7 @@ grep -q '^cst_methods = ffh io$' "$M" && grep -q '^cst_mwait_hints = 0x0 0x414$'
     fail "root: _CST from the host's acpi_idle states"
 S="$T/scenarios/amdbox.ini"
 grep -q '^kernel = 6.8$' "$S" || fail "root: kernel"
+grep -q "^config = CONFIG_HZ=300 *; the host's /boot/config" "$S" || fail "root: CONFIG_HZ from /boot/config"
 grep -q '^cmdline = amd_pstate=passive processor.max_cstate=2 cpuidle.governor=teo$' "$S" ||
     fail "root: cmdline $(grep cmdline "$S")"
 "$P" explain "$S" >"$T/x" 2>"$T/e" || fail "explain imported: $(cat "$T/e")"
@@ -78,6 +79,11 @@ H=tests/data/hosts
         echo "ok - import $n: loads and runs quick"
     done
     grep -q 'PkgWatt 1.34' "$T/machines/adl0.ini" || fail "adl0: turbostat PkgWatt"
+    # adl0 ran Fedora's 6.11.4-301.fc41 (CONFIG_HZ_1000); rpl0's custom kernel says nothing
+    grep -q "^config = CONFIG_HZ=1000 *; Fedora's kernel config" "$T/scenarios/adl0.ini" ||
+        fail "adl0: CONFIG_HZ from the Fedora release"
+    grep -q '^; CONFIG_HZ unknown' "$T/scenarios/rpl0.ini" && ! grep -q '^config = ' "$T/scenarios/rpl0.ini" ||
+        fail "rpl0: a CONFIG_HZ it cannot know"
     # The idle workload at adl0's rates: (last - first) / 115 s of each CPU's
     # LOC row and of its numbered (device) rows.
     S0="$T/scenarios/adl0.ini"

@@ -18,6 +18,7 @@
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/idle.h"
+#include "kernel/time/tick_sched.h"
 #include "util/strutil.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
@@ -609,11 +610,16 @@ static void kvm_guest_timer_irq_done(struct world *w, struct kvm_guest_work *gw)
 /* The guest's idle path decides about its tick: default_idle (no cpuidle
  * driver) calls tick_nohz_idle_stop_tick every time (kernel/sched/idle.c
  * cpuidle_idle_call); the haltpoll governor leaves stop_tick set when it
- * halts and clears it when it polls (haltpoll_select). A stopped tick stays
+ * halts and clears it when it polls (haltpoll_select). The guest kernel
+ * keeps its tick when its next timer is due within a tick of its last
+ * jiffy (tick_nohz_next_event, as on the host). A stopped tick stays
  * stopped until the guest runs a task again; without nohz it never stops. */
 static void kvm_guest_tick_idle(struct world *w, struct kvm_vcpu *v, bool stop_tick)
 {
     if (!v->kvm->cfg.guest_nohz || !stop_tick || !v->guest_tick_running)
+        return;
+    if (tick_nohz_retains_tick(w->q.now_ns, SIM_NS_PER_S / v->kvm->cfg.guest_hz,
+                               v->guest_own_timer_ns, false))
         return;
     v->guest_tick_running = false;
     kvm_guest_timer_program(w, v);

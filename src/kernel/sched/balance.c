@@ -896,7 +896,10 @@ void sched_update_misfit_status(struct world *w, int cpu)
         c->misfit_task_load = a.load_avg > 1 ? a.load_avg : 1;
 }
 
-/* sched_tick on a busy CPU: misfit status, then trigger_load_balance. */
+/* sched_tick on a busy CPU: the tick's interrupt (its handler runs in the
+ * running task's time: update_process_times, sched_tick; wake_irq_ns, the
+ * machine's cost of one interrupt), misfit status, then
+ * trigger_load_balance. */
 void sched_balance_tick(struct sim_event *ev, void *arg)
 {
     struct world *w = arg;
@@ -904,6 +907,7 @@ void sched_balance_tick(struct sim_event *ev, void *arg)
     int cpu = (int)(c - w->sched.cpu);
     if (!c->curr || c->waking)
         return;   /* no longer busy: sched_start re-arms */
+    sched_irq_on_busy(w, cpu, w->idle.wake_irq_ns);
     isol_tick_ran(w, cpu);
     sched_update_misfit_status(w, cpu);
     if (!c->in_done && w->q.now_ns >= c->next_balance_ns)

@@ -97,6 +97,8 @@ static sim_time_t sched_segment_end(sim_time_t now_ns, double work_ns, double sp
     return now_ns + whole_ns + ((double)whole_ns < ns);
 }
 
+static sim_time_t sched_bank_work(struct task *t, sim_time_t now);
+
 /* The running task of cpu changes speed: bank the work done so far and move
  * its completion event (a reschedule, not a recomputation from the start). */
 static void sched_retime(struct world *w, int cpu)
@@ -108,13 +110,38 @@ static void sched_retime(struct world *w, int cpu)
     double speed = hw_thread_speed(&w->hw, cpu);
     if (speed == t->speed)
         return;
-    sim_time_t now = w->q.now_ns;
+    sim_time_t from = sched_bank_work(t, w->q.now_ns);
+    t->speed = speed;
+    sim_event_reschedule(&w->q, &t->done_ev, sched_segment_end(from, t->work_ns, speed));
+}
+
+/* The running task's work done since its segment (re)started, taken off
+ * t->work_ns; the segment then restarts at now, or later while an
+ * interrupt handler holds the CPU (sched_irq_on_busy). Returns that start. */
+static sim_time_t sched_bank_work(struct task *t, sim_time_t now)
+{
+    if (now <= t->seg_start_ns)
+        return t->seg_start_ns;
     t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
     if (t->work_ns < 0)
         t->work_ns = 0;
-    t->speed = speed;
     t->seg_start_ns = now;
-    sim_event_reschedule(&w->q, &t->done_ev, sched_segment_end(now, t->work_ns, speed));
+    return now;
+}
+
+void sched_irq_on_busy(struct world *w, int cpu, sim_time_t ns)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    struct task *t = c->curr;
+    if (ns <= 0 || !t || c->waking || c->in_done || c->in_wake_kernel || t->polling ||
+        !sim_event_pending(&t->done_ev))
+        return;
+    c->nr_busy_irqs++;
+    sim_time_t from = sched_bank_work(t, w->q.now_ns);
+    t->seg_start_ns = from + ns;
+    c->irq_until_ns = t->seg_start_ns;
+    sim_event_reschedule(&w->q, &t->done_ev,
+                         sched_segment_end(t->seg_start_ns, t->work_ns, t->speed));
 }
 
 void sched_core_speed_changed(struct world *w, int core)
@@ -304,9 +331,7 @@ static struct task *sched_take_curr(struct world *w, int cpu)
     sim_time_t now = w->q.now_ns;
     fair_update_curr(w, cpu);
     t->vrt_stamp_ns = -1;
-    t->work_ns -= (double)(now - t->seg_start_ns) * t->speed;
-    if (t->work_ns < 0)
-        t->work_ns = 0;
+    sched_bank_work(t, now);
     sim_event_cancel(&w->q, &t->done_ev);
     sched_rr_stop(w, cpu, t);
     t->sum_exec_ns += now - t->exec_start_ns;
@@ -347,8 +372,9 @@ static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
         w->sched.nr_preemptions++;
     sched_enqueue(w, cpu, t);
     c->in_wake_kernel = true;
-    sim_event_schedule(&w->q, &c->wake_ev,
-                       w->q.now_ns + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
+    /* An interrupt handler already running finishes first. */
+    sim_time_t from = c->irq_until_ns > w->q.now_ns ? c->irq_until_ns : w->q.now_ns;
+    sim_event_schedule(&w->q, &c->wake_ev, from + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
 }
 
 void sched_requeue_curr(struct world *w, int cpu)

@@ -398,20 +398,25 @@ static sim_time_t idle_next_hk_timer_ns(const struct world *w, int cpu)
 /* What the timer subsystem tells the governor (tick_nohz_get_sleep_length):
  * the next timer as if the tick were stopped, and the time to the event the
  * device holds now (FACTS-2.md §1). */
+/* cpu's next timer other than the tick: housekeeping, the workload's, and
+ * a halted vCPU's LAPIC timer (an hrtimer here); SIM_TIME_MAX none. */
+static sim_time_t idle_next_timer_ns(const struct world *w, int cpu)
+{
+    const struct idle_cpu *ic = &w->idle.cpu[cpu];
+    /* A CPU without housekeeping timers (a rate of 0) has none queued. */
+    sim_time_t hk_ns = idle_next_hk_timer_ns(w, cpu);
+    sim_time_t next_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns;
+    return ic->guest_timer_ns < next_ns ? ic->guest_timer_ns : next_ns;
+}
+
 static void idle_fill_timers(struct world *w, int cpu)
 {
     struct idle_sys *is = &w->idle;
     struct cpuidle_device *dev = &is->dev[cpu];
-    const struct idle_cpu *ic = &is->cpu[cpu];
-    /* A CPU without housekeeping timers (a rate of 0) has none queued. */
-    sim_time_t hk_ns = idle_next_hk_timer_ns(w, cpu);
-    sim_time_t next_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns;
-    if (ic->guest_timer_ns < next_ns)
-        next_ns = ic->guest_timer_ns; /* a halted vCPU's LAPIC timer, an hrtimer here */
     struct tick_sched_view v = {
         .now_ns = w->q.now_ns,
         .tick_period_ns = is->tick_period_ns,
-        .next_timer_ns = next_ns,
+        .next_timer_ns = idle_next_timer_ns(w, cpu),
         .can_stop_tick = is->nohz,
         .tick_stopped = is->cpu[cpu].tick_stopped,
     };
@@ -432,14 +437,18 @@ static sim_time_t idle_next_tick_ns(struct idle_sys *is, sim_time_t now_ns)
 }
 
 /* After select: stop the tick if the governor let us and the kernel can
- * (tick_nohz_idle_stop_tick), else arm the next tick. A stopped tick stays
- * stopped until a task runs (tick_nohz_idle_exit), whatever the governor says
- * on later entries of the same idle spell (FACTS-2.md §1). */
+ * (tick_nohz_idle_stop_tick), else arm the next tick. The kernel keeps a
+ * running tick when the next timer is due within a tick of the last jiffy
+ * (tick_nohz_next_event returns 0: tick_nohz_retain_tick). A stopped tick
+ * stays stopped until a task runs (tick_nohz_idle_exit), whatever the
+ * governor says on later entries of the same idle spell (FACTS-2.md §1). */
 static void idle_tick_decide(struct world *w, int cpu, bool stop_tick)
 {
     struct idle_sys *is = &w->idle;
     struct idle_cpu *ic = &is->cpu[cpu];
-    if (is->nohz && stop_tick)
+    if (is->nohz && stop_tick &&
+        !tick_nohz_retains_tick(w->q.now_ns, is->tick_period_ns, idle_next_timer_ns(w, cpu),
+                                ic->tick_stopped))
         ic->tick_stopped = true;
     if (!ic->tick_stopped)
         sim_event_schedule(&w->q, &ic->tick_ev, idle_next_tick_ns(is, w->q.now_ns));
@@ -737,12 +746,18 @@ static void idle_device_arm(struct world *w, int cpu)
     idle_bg_arm(w, &ic->device_ev, ic->device_mean_ns, WORLD_STREAM_DEVICE_IRQ);
 }
 
-/* A background interrupt on cpu: it wakes the CPU if it is idle (a busy
- * CPU just runs the handler, whose cost is not modelled). */
+/* A background interrupt on cpu: it wakes the CPU if it is idle; a busy
+ * CPU runs the handler and the softirqs it raised (irq_exit) in its
+ * running task's time, as an idle CPU does on its way out (wake_irq_ns +
+ * softirq_ns, idle_exit_kernel_ns). */
 static void idle_bg_irq(struct world *w, int cpu, enum idle_wake why)
 {
-    if (w->idle.cpu[cpu].in_idle && !w->sched.cpu[cpu].waking)
-        sched_idle_wakeup(w, cpu, why);
+    if (w->idle.cpu[cpu].in_idle) {
+        if (!w->sched.cpu[cpu].waking)
+            sched_idle_wakeup(w, cpu, why);
+        return;
+    }
+    sched_irq_on_busy(w, cpu, w->idle.wake_irq_ns + w->idle.softirq_ns);
 }
 
 void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device_hz)

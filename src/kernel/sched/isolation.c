@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/x86/bugs.h"
 #include "util/cpulist.h"
 #include "util/xalloc.h"
 
@@ -182,7 +183,12 @@ static void hk_timer_targets(const struct hw_machine *m, struct housekeeping *hk
 
 static void hk_smt(const struct hw_machine *m, const struct kparams *kp, struct housekeeping *hk)
 {
-    bool off = kparams_get(kp, "nosmt", 0, -1) != 0 || kparams_get(kp, "smt_control", 0, -1) != 0;
+    bool by_mitigations = x86_mitigations_disable_smt(m, kp);
+    bool off = kparams_get(kp, "nosmt", 0, -1) != 0 || kparams_get(kp, "smt_control", 0, -1) != 0 ||
+               by_mitigations;
+    if (by_mitigations)
+        hk_note(hk, "mitigations=auto,nosmt: %s (%s) has the L1TF and MDS bugs: SMT off "
+                    "(cpu_smt_disable)", m->name, m->cpu_model);
     if (!off)
         return;
     for (int c = 0; c < m->ncores; c++)

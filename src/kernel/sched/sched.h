@@ -132,6 +132,8 @@ struct sched_cpu {
     struct sim_event rr_ev;     /* end of the running SCHED_RR task's slice (rt.c) */
     struct sim_event slice_ev;  /* next tick while fair tasks share the CPU (fair_entity.c) */
     sim_time_t min_vruntime;    /* cfs_rq->min_vruntime */
+    sim_time_t irq_until_ns;    /* an interrupt handler runs over curr until then */
+    uint64_t nr_busy_irqs;      /* interrupts taken while a task ran (sched_irq_on_busy) */
 };
 
 /* cfs_rq->avg of one CPU (fair.c): util over running time, load over
@@ -198,6 +200,7 @@ struct sched {
     uint64_t nr_slice_preemptions; /* running fair tasks switched out at a tick */
     uint64_t nr_migrations;     /* tasks that changed CPU after running (se.nr_migrations) */
     uint64_t measure_migrations; /* nr_migrations at the window's start (stats.c) */
+    uint64_t measure_busy_irqs;  /* the CPUs' nr_busy_irqs summed, then (stats.c) */
     sim_time_t measure_start_ns;
     int nr_rq_overloaded;       /* runqueues with nr_running >= 2 (rd->overloaded) */
     struct sched_balance balance; /* balance.c */
@@ -250,6 +253,11 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu);
 /* End t's running segment now, as if its work were done (a halt-poll loop
  * that saw its event); t's done() runs at once. No-op if t is not running. */
 void sched_task_finish_now(struct world *w, struct task *t);
+/* An interrupt on busy cpu: its handler and the softirqs it raised run for
+ * ns in the running task's time (the task's segment ends ns later; a
+ * wake-up preemption waits for the handler). Nothing when no task runs
+ * its work (the idle paths charge their own interrupts). */
+void sched_irq_on_busy(struct world *w, int cpu, sim_time_t ns);
 /* core's frequency changed: re-time the running work of its threads. */
 void sched_core_speed_changed(struct world *w, int core);
 /* Whether cpu has nothing running or queued: the kernel's

@@ -2,7 +2,8 @@
  * kernel/sched/stats.c keeps schedstats and /proc/PID/sched's
  * se.nr_migrations): task migrations per second, and on a hybrid machine
  * the busy share of each core type and the share of task run time on the
- * fastest type (pcore_share_pct), over the measurement window.
+ * fastest type (pcore_share_pct), and the interrupts taken on busy CPUs
+ * per CPU per second (busy_irqs_per_s), over the measurement window.
  *
  * Run time is the hardware threads' RUN time (hw/cpu.c): task segments plus
  * the kernel's wake-up path on CPUs woken from idle, polling excluded. The
@@ -13,10 +14,20 @@
 #include "kernel/sched/sched.h"
 #include "world.h"
 
+/* Interrupts taken while a task ran, all CPUs (sched_irq_on_busy). */
+static uint64_t sched_busy_irqs(const struct world *w)
+{
+    uint64_t n = 0;
+    for (int cpu = 0; cpu < w->sched.ncpus; cpu++)
+        n += w->sched.cpu[cpu].nr_busy_irqs;
+    return n;
+}
+
 void sched_measure_reset(struct world *w)
 {
     w->sched.measure_start_ns = w->q.now_ns;
     w->sched.measure_migrations = w->sched.nr_migrations;
+    w->sched.measure_busy_irqs = sched_busy_irqs(w);
 }
 
 static int fastest_type(const struct hw_machine *m)
@@ -65,6 +76,9 @@ void sched_collect_metrics(const struct world *w, struct rpt_metric_set *out)
     rpt_set_put(out, "migrations_per_s", "1/s", RPT_NEUTRAL,
                 (double)(w->sched.nr_migrations - w->sched.measure_migrations) /
                     (window_ns / SIM_NS_PER_S));
+    rpt_set_put(out, "busy_irqs_per_s", "1/s", RPT_NEUTRAL,
+                (double)(sched_busy_irqs(w) - w->sched.measure_busy_irqs) /
+                    (window_ns / SIM_NS_PER_S) / w->sched.ncpus);
     if (w->machine->ntypes > 1)
         sched_collect_types(w, window_ns, out);
 }

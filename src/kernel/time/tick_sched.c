@@ -37,8 +37,14 @@ int64_t tick_nohz_get_sleep_length(const struct tick_sched_view *v, int64_t *del
     /* tick_nohz_next_event: a timer due within a tick of the last jiffies
      * update while the tick still runs is left to the tick (returns 0, and
      * the caller falls back to delta_next). */
-    int64_t basemono_ns = tick_last_jiffy_ns(v->now_ns, v->tick_period_ns);
-    if (!v->tick_stopped && v->next_timer_ns - basemono_ns <= v->tick_period_ns)
+    if (tick_nohz_retains_tick(v->now_ns, v->tick_period_ns, v->next_timer_ns, v->tick_stopped))
         return delta_next;
     return to_timer_ns;
+}
+
+bool tick_nohz_retains_tick(int64_t now_ns, int64_t tick_period_ns, int64_t next_timer_ns,
+                            bool tick_stopped)
+{
+    int64_t basemono_ns = tick_last_jiffy_ns(now_ns, tick_period_ns);
+    return !tick_stopped && next_timer_ns - basemono_ns <= tick_period_ns;
 }

@@ -38,4 +38,12 @@ int64_t tick_next_ns(int64_t now_ns, int64_t tick_period_ns);
  * tick would serve it anyway); otherwise the next timer. Both are >= 0. */
 int64_t tick_nohz_get_sleep_length(const struct tick_sched_view *v, int64_t *delta_next_ns);
 
+/* Whether tick_nohz_idle_stop_tick keeps a running tick although the
+ * governor let it stop: tick_nohz_next_event finds the next timer within
+ * one tick of the last jiffies update and returns 0, and the tick is
+ * retained (tick_nohz_retain_tick); it serves that timer. A stopped tick
+ * stays stopped. Times as in the view (absolute ns). */
+bool tick_nohz_retains_tick(int64_t now_ns, int64_t tick_period_ns, int64_t next_timer_ns,
+                            bool tick_stopped);
+
 #endif

@@ -32,30 +32,35 @@ struct x86_cpu_spec {
     bool ibrs;      /* X86_FEATURE_IBRS (microcode with SPEC_CTRL) */
     bool eibrs;     /* X86_FEATURE_IBRS_ENHANCED (ARCH_CAPABILITIES.IBRS_ALL) */
     bool retbleed;  /* X86_BUG_RETBLEED (cpu_vuln_blacklist) */
+    bool l1tf_mds;  /* X86_BUG_L1TF and X86_BUG_MDS (not MSBDS-only): the Core
+                     * generations before the RDCL_NO/MDS_NO parts (cpu_vuln_whitelist
+                     * lists neither NO_L1TF nor NO_MDS for them) */
 };
 
 static const struct x86_cpu_spec x86_cpu_specs[] = {
-    { "HASWELL", true, false, false },      { "HASWELL_X", true, false, false },
-    { "BROADWELL", true, false, false },    { "BROADWELL_X", true, false, false },
-    { "SKYLAKE", true, false, true },       { "SKYLAKE_L", true, false, true },
-    { "SKYLAKE_X", true, false, true },     { "KABYLAKE", true, false, true },
-    { "KABYLAKE_L", true, false, true },    { "COMETLAKE", true, true, true },
-    { "COMETLAKE_L", true, true, true },    { "ICELAKE_L", true, true, true },
-    { "ICELAKE_X", true, true, false },     { "ICELAKE_D", true, true, false },
-    { "SAPPHIRERAPIDS_X", true, true, false }, { "EMERALDRAPIDS_X", true, true, false },
-    { "ALDERLAKE", true, true, false },     { "ALDERLAKE_L", true, true, false },
-    { "ALDERLAKE_N", true, true, false },   { "ATOM_GRACEMONT", true, true, false },
-    { "RAPTORLAKE", true, true, false },    { "RAPTORLAKE_P", true, true, false },
-    { "RAPTORLAKE_S", true, true, false },  { "METEORLAKE_L", true, true, false },
+    { "HASWELL", true, false, false, true },      { "HASWELL_X", true, false, false, true },
+    { "BROADWELL", true, false, false, true },    { "BROADWELL_X", true, false, false, true },
+    { "SKYLAKE", true, false, true, true },       { "SKYLAKE_L", true, false, true, true },
+    { "SKYLAKE_X", true, false, true, true },     { "KABYLAKE", true, false, true, true },
+    { "KABYLAKE_L", true, false, true, true },    { "COMETLAKE", true, true, true, false },
+    { "COMETLAKE_L", true, true, true, false },   { "ICELAKE_L", true, true, true, false },
+    { "ICELAKE_X", true, true, false, false },    { "ICELAKE_D", true, true, false, false },
+    { "SAPPHIRERAPIDS_X", true, true, false, false },
+    { "EMERALDRAPIDS_X", true, true, false, false },
+    { "ALDERLAKE", true, true, false, false },    { "ALDERLAKE_L", true, true, false, false },
+    { "ALDERLAKE_N", true, true, false, false },  { "ATOM_GRACEMONT", true, true, false, false },
+    { "RAPTORLAKE", true, true, false, false },   { "RAPTORLAKE_P", true, true, false, false },
+    { "RAPTORLAKE_S", true, true, false, false }, { "METEORLAKE_L", true, true, false, false },
 };
 
 /* An Intel model pmlab does not list is taken as a post-2019 part: IBRS and
- * eIBRS, no Retbleed bug. */
-static const struct x86_cpu_spec x86_cpu_spec_modern = { "", true, true, false };
+ * eIBRS, no Retbleed, L1TF or MDS bug. */
+static const struct x86_cpu_spec x86_cpu_spec_modern = { "", true, true, false, false };
 /* Other vendors (the models above are Intel's names): IBRS but no Intel
  * eIBRS, so auto picks retpolines, as on AMD Zen 2/3 (Zen 4's AutoIBRS, 6.3+,
- * is not modelled); it used to claim "Enhanced IBRS" for vendor = amd. */
-static const struct x86_cpu_spec x86_cpu_spec_other_vendor = { "", true, false, false };
+ * is not modelled); it used to claim "Enhanced IBRS" for vendor = amd. No
+ * L1TF or MDS (AMD is in the whitelist for both). */
+static const struct x86_cpu_spec x86_cpu_spec_other_vendor = { "", true, false, false, false };
 
 static bool x86_cpu_is_intel(const struct hw_machine *m);
 
@@ -206,4 +211,23 @@ const char *spectre_v2_mitigation_name(enum spectre_v2_mitigation mode)
         return "Mitigation: IBRS";
     }
     return "Unknown";
+}
+
+/* mitigations=auto,nosmt (v5.2, with the MDS series): l1tf_select_mitigation
+ * takes L1TF_MITIGATION_FLUSH_NOSMT and mds_select_mitigation calls
+ * cpu_smt_disable(false) on a CPU with those bugs, which is the nosmt boot
+ * parameter's effect (SMT off, the control left writable). pmlab's rule: an
+ * Intel part with L1TF and MDS. Not modelled: the later SMT-disabling
+ * mitigations (TAA 5.4 with TSX on, MMIO stale data 5.19, Retbleed on a part
+ * without STIBP), which need per-stepping facts pmlab's table lacks (Comet
+ * Lake and Ice Lake's MMIO stale data among them); l1tf=flush,nosmt and
+ * mds=full,nosmt themselves. */
+#define X86_AUTO_NOSMT_SINCE "5.2"
+
+bool x86_mitigations_disable_smt(const struct hw_machine *m, const struct kparams *kp)
+{
+    if (strcmp(m->vendor, "intel") != 0 && strcmp(m->vendor, "amd") != 0)
+        return false;   /* the option is x86's (arch/x86/kernel/cpu/bugs.c) */
+    return strcmp(kparam_choice(kp, "mitigations"), "auto,nosmt") == 0 &&
+           kversion_at_least(&kp->kernel, X86_AUTO_NOSMT_SINCE) && x86_cpu_spec_find(m)->l1tf_mds;
 }

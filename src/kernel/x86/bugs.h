@@ -37,4 +37,9 @@ enum spectre_v2_mitigation x86_spectre_v2_select_mitigation(const struct hw_mach
  * (legacy IBRS toggled on kernel entry and exit). */
 bool x86_kernel_ibrs_active(const struct hw_machine *m, const struct kparams *kp);
 
+/* Whether mitigations=auto,nosmt turns SMT off on m (cpu_smt_disable, as the
+ * nosmt parameter does): from v5.2, on an Intel part with the L1TF and MDS
+ * bugs (the Haswell to Kaby/Coffee Lake generations, Skylake-SP). */
+bool x86_mitigations_disable_smt(const struct hw_machine *m, const struct kparams *kp);
+
 #endif

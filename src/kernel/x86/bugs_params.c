@@ -44,7 +44,7 @@ const struct kparam x86_bugs_params[] = {
         .name = "mitigations", .sources = KPARAM_SRC_CMDLINE,
         .type = KPARAM_ENUM, .scope = KPARAM_GLOBAL, .choices = mitigations_choices,
         .def = "auto", .unit = "", .since = "5.2",
-        .desc = "off disables every CPU vulnerability mitigation (then no kernel IBRS)",
+        .desc = "off disables every CPU vulnerability mitigation (then no kernel IBRS); auto,nosmt also turns SMT off on a part with the L1TF and MDS bugs (Skylake-SP and the Core generations to Coffee Lake)",
     },
     { .name = NULL },
 };
