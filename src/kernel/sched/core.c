@@ -20,7 +20,8 @@ void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
     *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu, .avg_cpu = -1,
                         .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1,
-                        .exec_start_ns = -1, .vrt_stamp_ns = -1, .vrt_cpu = -1 };
+                        .exec_start_ns = -1, .vrt_stamp_ns = -1, .vrt_cpu = -1,
+                        .util_est_cpu = -1 };
     sim_event_init(&t->done_ev, sched_task_done);
 }
 
@@ -156,6 +157,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
     c->nr_rt_queued += task_is_rt(t);
     w->sched.nr_running[cpu]++;
     task_avg_move(w, t, cpu);
+    fair_util_est_enqueue(w, t, cpu);
     rq_avg_sync(w, cpu);
     fair_tick_arm(w, cpu);
 }
@@ -397,6 +399,7 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
     t->work_ns = work_ns;
     t->prev_cpu = t->recent_used_cpu = parent_cpu;
     t->avg = (struct sched_avg){ .load_avg = SCHED_CAPACITY_SCALE };  /* init_entity_runnable_average */
+    t->util_est = (struct util_est){ 0 };
     t->avg_new = true;
     t->avg_state = TASK_AVG_SLEEPING;
     int cpu = select_task_rq(w, t, parent_cpu, true);
@@ -420,6 +423,7 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     t->cpu = cpu;
     t->prev_cpu = cpu;
     task_avg_sync(w, t, TASK_AVG_RUNNING);
+    fair_util_est_enqueue(w, t, cpu);   /* pulled while running: not queued first */
     rq_avg_sync(w, cpu);
     idle_task_runs(w, cpu);
     sched_set_hw_mode(w, cpu, t->polling ? HW_THREAD_POLL : HW_THREAD_RUN, 0);
@@ -461,6 +465,7 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     t->prev_cpu = cpu;
     t->cpu = -1;
     task_avg_sync(w, t, TASK_AVG_QUEUED);
+    fair_util_est_dequeue(w, t, false);
     rq_avg_sync(w, cpu);
     w->sched.nr_asym_migrations++;
     return t;
@@ -477,6 +482,7 @@ void sched_migrate_running(struct world *w, int src, int dst)
 void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst)
 {
     fair_dequeue_entity(w, src, t);
+    fair_util_est_dequeue(w, t, false);
     sched_unlink(w, src, prev, t);
     w->sched.nr_pulls++;
     if (w->sched.cpu[dst].in_newidle) {
@@ -529,8 +535,10 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     c->in_done = true;
     t->done(w, t);
     c->in_done = false;
-    if (t->cpu < 0)
+    if (t->cpu < 0) {
         fair_dequeue_entity(w, cpu, t);   /* it sleeps: its lag, while still counted */
+        fair_util_est_dequeue(w, t, true);
+    }
     t->vrt_stamp_ns = -1;
     sched_set_curr(w, cpu, NULL);
     rq_avg_sync(w, cpu);
@@ -571,6 +579,7 @@ void sched_init(struct world *w)
     int64_t rr_ms = kparams_get(w->kp, "sched_rr_timeslice_ms", 0, -1);
     s->rr_timeslice_ns = (sim_time_t)((rr_ms * hz + 999) / 1000) * w->idle.tick_period_ns;
     fair_entity_init(w);
+    fair_util_est_init(w);
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,

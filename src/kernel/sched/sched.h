@@ -56,6 +56,28 @@ typedef void (*task_rq_grew_fn)(struct world *w, struct task *t);
 
 enum task_avg_state { TASK_AVG_SLEEPING, TASK_AVG_QUEUED, TASK_AVG_RUNNING };
 
+/* se->avg.util_est (fair_util_est.c): what a fair task's util was at the end
+ * of its recent activations, 0..1024. */
+struct util_est {
+    unsigned ewma;              /* the moving average (v6.8+: the whole util_est) */
+    unsigned enqueued;          /* util_est.enqueued before v6.8: util_avg at the
+                                 * last dequeue that took a sample */
+    bool avg_unchanged;         /* UTIL_AVG_UNCHANGED: util_avg not recomputed
+                                 * since that sample (no new sample is taken) */
+};
+
+/* A write to /sys/kernel/debug/sched/features (sched_params.c). */
+enum sched_feat_write { SCHED_FEAT_UTIL_EST, SCHED_FEAT_NO_UTIL_EST };
+
+/* Which rules of util_est_update the kernel version has (fair_util_est.c). */
+struct util_est_rules {
+    bool enabled;               /* v4.17+ with sched_feat(UTIL_EST) */
+    bool fastup;                /* v5.5+: a higher sample replaces the ewma */
+    bool skip_over_capacity;    /* v5.1+: no sample above the CPU's capacity */
+    bool skip_contended;        /* v6.2+: runnable > util + 1 %: ewma kept */
+    bool ewma_only;             /* v6.8+: one field, the ewma */
+};
+
 /* The task's policy (include/uapi/linux/sched.h): fair (SCHED_OTHER) or RT. */
 enum sched_policy { SCHED_POLICY_NORMAL, SCHED_POLICY_FIFO, SCHED_POLICY_RR };
 #define SCHED_RT_PRIO_MAX 99        /* MAX_RT_PRIO - 1: the highest rt_priority */
@@ -83,6 +105,9 @@ struct task {
     sim_time_t wakee_flip_decay_ns;
     struct sched_avg avg;       /* se->avg (pelt.h): util over running, load over
                                  * runnable, both 0..1024 for a nice-0 task */
+    struct util_est util_est;   /* se->avg.util_est */
+    int util_est_cpu;           /* the runqueue whose util_est sum holds this
+                                 * task's estimate (util_est_enqueue), -1 none */
     enum task_avg_state avg_state;
     int avg_cpu;                /* whose rq_clock_pelt avg's time is on (-1: none yet) */
     bool avg_new;               /* forked, not yet enqueued (no contribution anywhere) */
@@ -145,6 +170,8 @@ struct cfs_rq_avg {
     int nr_running;             /* fair tasks queued or running since avg.last_update_ns */
     bool running;               /* a fair task ran since avg.last_update_ns */
     int nr_total;               /* rq->nr_running, every class, as last seen */
+    unsigned util_est;          /* cfs_rq->avg.util_est: the estimates of its
+                                 * enqueued fair tasks, summed */
 };
 
 /* sd_llc_shared: what the CPUs of one LLC share, by llc id (first CPU). */
@@ -215,6 +242,7 @@ struct sched {
     bool eevdf;                 /* v6.6+: EEVDF, else CFS (fair_entity.c) */
     sim_time_t base_slice_ns;   /* sysctl_sched_base_slice, scaled (EEVDF) */
     sim_time_t sched_latency_ns, min_granularity_ns, wakeup_granularity_ns; /* CFS, scaled */
+    struct util_est_rules util_est; /* fair_util_est.c */
 };
 
 void sched_init(struct world *w);
@@ -340,6 +368,27 @@ struct sched_avg rq_avg_now(const struct world *w, int cpu);
 struct sched_avg task_avg_now(const struct world *w, const struct task *t);
 /* fits_capacity: util within 80 % of cpu's capacity. */
 bool util_fits_cpu(const struct world *w, double util, int cpu);
+/* cpu_util_cfs: cpu's util, at least its enqueued tasks' estimates
+ * (UTIL_EST), at most its capacity. */
+double cpu_util_cfs(const struct world *w, int cpu);
+/* task_util_est: t's util now, at least its estimate. */
+double task_util_est(const struct world *w, const struct task *t);
+
+/* fair_util_est.c: util_est (kernel/sched/fair.c). */
+void fair_util_est_init(struct world *w);
+/* util_est_update's rule: the sample a task leaves when it sleeps with util
+ * `dequeued` on a CPU of `capacity`, its runnable average `runnable`. */
+void util_est_update(const struct util_est_rules *r, struct util_est *ue, unsigned dequeued,
+                     unsigned long capacity, unsigned long runnable);
+/* _task_util_est: t's estimate alone. */
+unsigned task_util_est_only(const struct world *w, const struct task *t);
+/* t's estimate joins cpu's sum (util_est_enqueue; leaves its old one's
+ * first), or leaves its runqueue's (util_est_dequeue), taking a sample when
+ * t goes to sleep. Fair tasks only; no-op without UTIL_EST. */
+void fair_util_est_enqueue(struct world *w, struct task *t, int cpu);
+void fair_util_est_dequeue(struct world *w, struct task *t, bool sleep);
+/* cfs_rq->avg.util_est of cpu (0 without UTIL_EST): schedutil's reader. */
+unsigned long sched_cpu_util_est(const struct world *w, int cpu);
 
 /* balance.c: load balancing (sched_balance_rq). */
 enum cpu_idle_type { CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE };

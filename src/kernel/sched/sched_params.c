@@ -5,6 +5,10 @@
 #include <stddef.h>
 
 #include "kernel/params.h"
+#include "kernel/sched/sched.h"
+
+/* Writes to the features file that pmlab models, by enum sched_feat_write. */
+static const char *const sched_feat_choices[] = { "UTIL_EST", "NO_UTIL_EST", NULL };
 
 const struct kparam sched_params[] = {
     {
@@ -42,6 +46,15 @@ const struct kparam sched_params[] = {
         .sources = KPARAM_SRC_SYSFS, .type = KPARAM_INT, .scope = KPARAM_GLOBAL,
         .min = 1, .max = 100000, .def = "100", .unit = "ms", .since = "3.9",
         .desc = "SCHED_RR's time slice (RR_TIMESLICE, rounded to whole ticks)",
+    },
+    {
+        .name = "sched_features", .sysfs = "/sys/kernel/debug/sched/features",
+        .sources = KPARAM_SRC_SYSFS, .type = KPARAM_ENUM, .scope = KPARAM_GLOBAL,
+        .choices = sched_feat_choices, .def = "UTIL_EST", .since = "5.13",
+        .desc = "a scheduler feature switched by name, NO_ to clear it (one write per variant): "
+                "UTIL_EST (v4.17, on) lets schedutil and the capacity checks see a task's util at "
+                "the end of its recent runs (before 5.13 the file was /sys/kernel/debug/"
+                "sched_features)",
     },
     { .name = NULL },
 };
