@@ -142,6 +142,14 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
             sched_retime(w, core->cpus[i]);
 }
 
+/* Whether queued task t counts in cpu's rq->nr_running: an RT task on a
+ * throttled rt_rq does not (sched_rt_rq_dequeue takes the rt_rq's tasks
+ * off rq->nr_running, so the CPU is idle to every other rule). */
+static int sched_task_counts(const struct sched_cpu *c, const struct task *t)
+{
+    return !(task_is_rt(t) && c->rt_throttled);
+}
+
 /* Queue t on cpu (its averages already say queued). */
 static void sched_enqueue(struct world *w, int cpu, struct task *t)
 {
@@ -155,7 +163,7 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
     c->tail = t;
     c->nr_queued++;
     c->nr_rt_queued += task_is_rt(t);
-    w->sched.nr_running[cpu]++;
+    w->sched.nr_running[cpu] += sched_task_counts(c, t);
     task_avg_move(w, t, cpu);
     fair_util_est_enqueue(w, t, cpu);
     rq_avg_sync(w, cpu);
@@ -174,7 +182,7 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
         c->tail = prev;
     c->nr_queued--;
     c->nr_rt_queued -= task_is_rt(t);
-    w->sched.nr_running[cpu]--;
+    w->sched.nr_running[cpu] -= sched_task_counts(c, t);
     t->next = NULL;
     rq_avg_sync(w, cpu);
 }
@@ -184,7 +192,8 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
 static struct task *sched_dequeue(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
-    struct task *t = c->nr_rt_queued ? sched_rt_pick_queued(w, cpu) : fair_pick_queued(w, cpu);
+    struct task *t = c->nr_rt_queued && !c->rt_throttled ? sched_rt_pick_queued(w, cpu)
+                                                         : fair_pick_queued(w, cpu);
     if (!t)
         return NULL;
     struct task *prev = NULL;
@@ -286,12 +295,18 @@ static void sched_start(struct world *w, int cpu, struct task *t);
  * loop sees the new task itself: rq_grew). Then an RT task preempts a fair
  * one or a lower RT priority (rt.c), and a fair task a fair one as
  * wakeup_preempt_fair decides (fair_entity.c). */
+bool sched_curr_interruptible(const struct sched_cpu *c)
+{
+    const struct task *curr = c->curr;
+    return curr && !c->waking && !c->in_done && !c->in_wake_kernel && !curr->polling &&
+           sim_event_pending(&curr->done_ev);
+}
+
 static bool sched_can_preempt(struct world *w, int cpu, const struct task *t)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     const struct task *curr = c->curr;
-    if (!curr || c->waking || c->in_done || c->in_wake_kernel || curr->polling ||
-        !sim_event_pending(&curr->done_ev))
+    if (!sched_curr_interruptible(c))
         return false;
     if (task_is_rt(curr) || task_is_rt(t))
         return sched_rt_preempts(w, cpu, t);
@@ -311,6 +326,8 @@ static struct task *sched_take_curr(struct world *w, int cpu)
         t->work_ns = 0;
     sim_event_cancel(&w->q, &t->done_ev);
     sched_rr_stop(w, cpu, t);
+    sched_rt_bw_stop(w, cpu, t);
+    fair_server_task_stop(w, cpu, t);
     t->sum_exec_ns += now - t->exec_start_ns;
     t->exec_start_ns = now;
     sched_set_curr(w, cpu, NULL);
@@ -331,7 +348,7 @@ static void sched_put_prev_head(struct world *w, int cpu)
         c->tail = p;
     c->nr_queued++;
     c->nr_rt_queued += task_is_rt(p);
-    w->sched.nr_running[cpu]++;
+    w->sched.nr_running[cpu] += sched_task_counts(c, p);
 }
 
 /* t preempts cpu's running task (sched_can_preempt), which goes back to the
@@ -351,6 +368,30 @@ static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
     c->in_wake_kernel = true;
     sim_event_schedule(&w->q, &c->wake_ev,
                        w->q.now_ns + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
+}
+
+void sched_resched_curr(struct world *w, int cpu)
+{
+    sched_put_prev_head(w, cpu);
+    sched_pick_next(w, cpu);
+}
+
+void sched_rt_set_throttled(struct world *w, int cpu, bool throttled)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    if (c->rt_throttled == throttled)
+        return;
+    c->rt_throttled = throttled;
+    w->sched.nr_running[cpu] += throttled ? -c->nr_rt_queued : c->nr_rt_queued;
+    rq_avg_sync(w, cpu);
+    if (throttled || !c->nr_rt_queued)
+        return;
+    /* sched_rt_rq_enqueue: the RT tasks run now; a CPU between tasks or
+     * leaving an idle state picks them when it gets there. */
+    if (!c->curr && !c->waking && !c->in_wake_kernel)
+        sched_kick(w, cpu);
+    else if (c->curr && !task_is_rt(c->curr) && sched_curr_interruptible(c))
+        sched_resched_curr(w, cpu);
 }
 
 void sched_requeue_curr(struct world *w, int cpu)
@@ -417,6 +458,8 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     t->exec_start_ns = w->q.now_ns;
     fair_set_next(w, cpu, t);
     sched_rr_start(w, cpu, t);
+    sched_rt_bw_start(w, cpu, t);
+    fair_server_task_start(w, cpu, t);
     sched_balance_nohz_exit(w, cpu);
     sched_set_curr(w, cpu, t);
     c->had_task = true;
@@ -529,6 +572,8 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->cpu = -1;
     t->prev_cpu = cpu;
     sched_rr_stop(w, cpu, t);
+    sched_rt_bw_stop(w, cpu, t);
+    fair_server_task_stop(w, cpu, t);
     t->sum_exec_ns += w->q.now_ns - t->exec_start_ns;
     t->exec_start_ns = w->q.now_ns;
     task_avg_sync(w, t, TASK_AVG_SLEEPING);
@@ -558,6 +603,7 @@ void sched_init(struct world *w)
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
         sim_event_init(&s->cpu[cpu].rr_ev, sched_rr_slice_end);
+        sim_event_init(&s->cpu[cpu].rt_throttle_ev, sched_rt_throttle_check);
         sim_event_init(&s->cpu[cpu].slice_ev, fair_tick);
         task_init(&s->cpu[cpu].idle_task, NULL, cpu);
         if (isol_cpu_offline(w, cpu))
@@ -580,6 +626,8 @@ void sched_init(struct world *w)
     s->rr_timeslice_ns = (sim_time_t)((rr_ms * hz + 999) / 1000) * w->idle.tick_period_ns;
     fair_entity_init(w);
     fair_util_est_init(w);
+    sched_rt_bw_init(w);
+    fair_server_init(w);
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,

@@ -31,8 +31,9 @@
  * the value of the last tick or blocked-load update instead), a task's when
  * its state changes. A task that changes CPU takes its util and load with
  * it (migrate_task_rq_fair: removed from the old runqueue, attached to the
- * new one). Departures: no util_est, no runnable_avg apart from load, nice 0
- * for every task. A new task starts with load 1024 and
+ * new one). util_est is fair_util_est.c's; its readers here take the
+ * larger of util and estimate (task_util_est, cpu_util_cfs). Departures: no
+ * runnable_avg apart from load, nice 0 for every task. A new task starts with load 1024 and
  * util half the spare capacity of its CPU (post_init_entity_util_avg).
  *
  * Also not modelled: WF_SYNC (no waker here asks for it), WF_CURRENT_CPU,
@@ -114,10 +115,12 @@ void rq_avg_sync(struct world *w, int cpu)
     if (ra->running && !running)
         pelt_clock_enter_idle(&w->sched.rq_clock[cpu], w->q.now_ns, ra->avg.util_sum);
     ra->running = running;
+    int old_fair = ra->nr_running;
     ra->nr_running = running + c->nr_queued - c->nr_rt_queued;
+    fair_server_nr_changed(w, cpu, old_fair, ra->nr_running);
     /* add_nr_running / sub_nr_running (every class): every change comes here */
     int old_nr = ra->nr_total;
-    ra->nr_total = (c->curr != NULL) + c->nr_queued;
+    ra->nr_total = w->sched.nr_running[cpu];
     if (old_nr != ra->nr_total) {
         sched_balance_nr_changed(w, old_nr, ra->nr_total);
         tick_nohz_full_nr_changed(w, cpu, old_nr, ra->nr_total);
@@ -638,8 +641,7 @@ void fair_update_idle_cpu_scan(struct world *w, int dst, const struct sched_doma
  * overloaded only (enum group_type and struct sg_stats: sched.h). */
 int rq_nr_running(const struct world *w, int cpu)
 {
-    const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return (c->curr != NULL) + c->nr_queued;
+    return w->sched.nr_running[cpu];
 }
 
 bool group_is_overloaded(int imbalance_pct, const struct sg_stats *sgs)

@@ -50,7 +50,7 @@
 void fair_util_est_init(struct world *w)
 {
     const struct kversion *k = &w->kp->kernel;
-    int64_t feat = kparams_get(w->kp, "sched_features", 0, -1);
+    int64_t feat = sched_feat_write(w->kp);
     w->sched.util_est = (struct util_est_rules){
         .enabled = kversion_at_least(k, UTIL_EST_SINCE) && feat != SCHED_FEAT_NO_UTIL_EST,
         .skip_over_capacity = kversion_at_least(k, UTIL_EST_CAPACITY_SKIP_SINCE),
