@@ -2,9 +2,11 @@
  * lower RT priority but not a better one, the class order of a CPU's queue,
  * SCHED_RR's 100 ms slices against SCHED_FIFO's run to completion,
  * select_task_rq_rt's move to the lowest-priority CPU nearest the previous
- * one, the balancer leaving RT tasks alone, and schedutil's maximum for a
- * runnable RT task. skx-2s: cpu0 and cpu56 are SMT siblings, CPUs 0-27 and
- * 56-83 one package (LLC). */
+ * one, the balancer leaving RT tasks alone, schedutil's maximum for a
+ * runnable RT task, RT throttling before 6.12 (by version, knob and
+ * RT_RUNTIME_SHARE) and the fair server from 6.12 (deferred to zero
+ * laxity). skx-2s: cpu0 and cpu56 are SMT siblings, CPUs 0-27 and 56-83 one
+ * package (LLC). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -284,6 +286,27 @@ static void test_rt_throttling(void **state)
     }
 }
 
+/* 6.12: fair time used before the hog came moves the zero-laxity time on:
+ * the fair task ran 20 ms, so the server runs it the last 30 ms of its
+ * period (970-1000 ms), not from 950 ms. */
+static void test_fair_server_zero_laxity(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new_kernel_machine("machines/skx-2s.ini", "6.12", NULL, NULL, true);
+    struct probe hog = { 0 }, fair = { 0 };
+    probe_pinned(&hog, 3, SCHED_POLICY_FIFO, 50);
+    probe_pinned(&fair, 3, SCHED_POLICY_NORMAL, 0);
+    sched_wake_task(&f->w, &fair.t, 500.0 * MS, 3);
+    world_run_until(&f->w, 20 * MS);
+    sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
+    world_run_until(&f->w, 965 * MS);
+    assert_in_range(ran_ns(f, &fair.t), 19 * MS, 20 * MS);
+    world_run_until(&f->w, 1200 * MS);
+    assert_in_range(ran_ns(f, &fair.t), 49 * MS, 50 * MS);
+    assert_int_equal(f->w.sched.nr_fair_server_boosts, 1);
+    fx_free(f);
+}
+
 /* Alone, a throttled hog leaves its CPU idle for the rest of each period
  * before 6.12; the fair server (6.12) leaves it alone. */
 static void test_rt_throttling_idles(void **state)
@@ -319,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_schedutil_rt_max),
         cmocka_unit_test(test_rt_throttling),
         cmocka_unit_test(test_rt_throttling_idles),
+        cmocka_unit_test(test_fair_server_zero_laxity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

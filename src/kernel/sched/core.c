@@ -382,9 +382,11 @@ void sched_rt_set_throttled(struct world *w, int cpu, bool throttled)
     if (c->rt_throttled == throttled)
         return;
     c->rt_throttled = throttled;
+    if (!c->nr_rt_queued)
+        return;   /* rq->nr_running is as it was */
     w->sched.nr_running[cpu] += throttled ? -c->nr_rt_queued : c->nr_rt_queued;
     rq_avg_sync(w, cpu);
-    if (throttled || !c->nr_rt_queued)
+    if (throttled)
         return;
     /* sched_rt_rq_enqueue: the RT tasks run now; a CPU between tasks or
      * leaving an idle state picks them when it gets there. */

@@ -130,13 +130,15 @@ void fair_server_nr_changed(struct world *w, int cpu, int old_nr, int new_nr)
         sim_event_schedule(&w->q, &fs->sync_ev, w->q.now_ns);
 }
 
-/* The zero-laxity time: run the fair tasks over RT for the runtime left. */
+/* The zero-laxity time: run the fair tasks over RT for the runtime left.
+ * Fair time used meanwhile moves the zero-laxity time on (dl_server_timer
+ * forwards the timer; its 1 ms minimum step is not modelled). */
 static void fs_boost(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
     struct fair_server *fs = &c->fs;
     sim_time_t left = fs_runtime_left(w, cpu);
-    if (left <= 0) {
+    if (left <= 0 || w->q.now_ns < fs->deadline_ns - left) {
         fs_arm(w, cpu);
         return;
     }
