@@ -236,13 +236,22 @@ static sim_time_t ran_ns(const struct fx *f, const struct task *t)
  * with sched_rt_runtime_us=-1 or the whole period. From 6.12 the fair
  * server runs the fair task for 50 ms at its zero-laxity time, 950 ms
  * after the fair task arrived, and not at all with runtime 0. */
+/* skx-2s running kernel with sysfs writes, and on cpu3 a SCHED_FIFO 50 hog
+ * (3 s of work) and a fair task (500 ms), both asleep. */
+static struct fx *hog_and_fair(const char *kernel, const char *sysfs, struct probe *hog,
+                               struct probe *fair)
+{
+    struct fx *f = fx_new_kernel_machine("machines/skx-2s.ini", kernel, NULL, sysfs, true);
+    probe_pinned(hog, 3, SCHED_POLICY_FIFO, 50);
+    probe_pinned(fair, 3, SCHED_POLICY_NORMAL, 0);
+    return f;
+}
+
 static sim_time_t throttled_fair_ns(const char *kernel, const char *sysfs, uint64_t *throttles,
                                     uint64_t *boosts)
 {
-    struct fx *f = fx_new_kernel_machine("machines/skx-2s.ini", kernel, NULL, sysfs, true);
     struct probe hog = { 0 }, fair = { 0 };
-    probe_pinned(&hog, 3, SCHED_POLICY_FIFO, 50);
-    probe_pinned(&fair, 3, SCHED_POLICY_NORMAL, 0);
+    struct fx *f = hog_and_fair(kernel, sysfs, &hog, &fair);
     sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
     world_run_until(&f->w, 1 * MS);
     sched_wake_task(&f->w, &fair.t, 500.0 * MS, 3);
@@ -292,10 +301,8 @@ static void test_rt_throttling(void **state)
 static void test_fair_server_zero_laxity(void **state)
 {
     (void)state;
-    struct fx *f = fx_new_kernel_machine("machines/skx-2s.ini", "6.12", NULL, NULL, true);
     struct probe hog = { 0 }, fair = { 0 };
-    probe_pinned(&hog, 3, SCHED_POLICY_FIFO, 50);
-    probe_pinned(&fair, 3, SCHED_POLICY_NORMAL, 0);
+    struct fx *f = hog_and_fair("6.12", NULL, &hog, &fair);
     sched_wake_task(&f->w, &fair.t, 500.0 * MS, 3);
     world_run_until(&f->w, 20 * MS);
     sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
