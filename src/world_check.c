@@ -238,7 +238,7 @@ void world_check_measure_reset(struct world *w)
 static void check_nr_running(const struct world *w, int cpu)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
-    int want = c->nr_queued + (c->curr != NULL);
+    int want = c->nr_queued + (c->curr != NULL) - (c->rt_throttled ? c->nr_rt_queued : 0);
     if (w->sched.nr_running[cpu] != want)
         check_fail(w, "cpu %d: nr_running %d, but %d queued and %s running", cpu,
                    w->sched.nr_running[cpu], c->nr_queued, c->curr ? "a task" : "none");

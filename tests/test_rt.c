@@ -2,9 +2,11 @@
  * lower RT priority but not a better one, the class order of a CPU's queue,
  * SCHED_RR's 100 ms slices against SCHED_FIFO's run to completion,
  * select_task_rq_rt's move to the lowest-priority CPU nearest the previous
- * one, the balancer leaving RT tasks alone, and schedutil's maximum for a
- * runnable RT task. skx-2s: cpu0 and cpu56 are SMT siblings, CPUs 0-27 and
- * 56-83 one package (LLC). */
+ * one, the balancer leaving RT tasks alone, schedutil's maximum for a
+ * runnable RT task, RT throttling before 6.12 (by version, knob and
+ * RT_RUNTIME_SHARE) and the fair server from 6.12 (deferred to zero
+ * laxity). skx-2s: cpu0 and cpu56 are SMT siblings, CPUs 0-27 and 56-83 one
+ * package (LLC). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -219,6 +221,122 @@ static void test_schedutil_rt_max(void **state)
     }
 }
 
+/* Time t has run so far, its current run included. */
+static sim_time_t ran_ns(const struct fx *f, const struct task *t)
+{
+    bool running = t->cpu >= 0 && f->w.sched.cpu[t->cpu].curr == t;
+    return t->sum_exec_ns + (running ? f->w.q.now_ns - t->exec_start_ns : 0);
+}
+
+/* RT throttling: a SCHED_FIFO hog and a fair task share cpu3 for 1.2 s.
+ * Before 6.12 the hog runs 950 ms of the period (to the tick after), then
+ * its rt_rq is throttled and the fair task runs until the period timer
+ * gives the runtime back; with RT_RUNTIME_SHARE (default before 5.10) the
+ * hog borrows the other CPUs' unused runtime and is never throttled; nor
+ * with sched_rt_runtime_us=-1 or the whole period. From 6.12 the fair
+ * server runs the fair task for 50 ms at its zero-laxity time, 950 ms
+ * after the fair task arrived, and not at all with runtime 0. */
+/* skx-2s running kernel with sysfs writes, and on cpu3 a SCHED_FIFO 50 hog
+ * (3 s of work) and a fair task (500 ms), both asleep. */
+static struct fx *hog_and_fair(const char *kernel, const char *sysfs, struct probe *hog,
+                               struct probe *fair)
+{
+    struct fx *f = fx_new_kernel_machine("machines/skx-2s.ini", kernel, NULL, sysfs, true);
+    probe_pinned(hog, 3, SCHED_POLICY_FIFO, 50);
+    probe_pinned(fair, 3, SCHED_POLICY_NORMAL, 0);
+    return f;
+}
+
+static sim_time_t throttled_fair_ns(const char *kernel, const char *sysfs, uint64_t *throttles,
+                                    uint64_t *boosts)
+{
+    struct probe hog = { 0 }, fair = { 0 };
+    struct fx *f = hog_and_fair(kernel, sysfs, &hog, &fair);
+    sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
+    world_run_until(&f->w, 1 * MS);
+    sched_wake_task(&f->w, &fair.t, 500.0 * MS, 3);
+    world_run_until(&f->w, 790 * MS);
+    assert_int_equal(ran_ns(f, &fair.t), 0);   /* deferred (or throttled) to the end */
+    world_run_until(&f->w, 1200 * MS);
+    sim_time_t got = ran_ns(f, &fair.t);
+    *throttles = f->w.sched.nr_rt_throttled;
+    *boosts = f->w.sched.nr_fair_server_boosts;
+    if (got > 0)   /* throttled once, then the hog runs again */
+        assert_ptr_equal(f->w.sched.cpu[3].curr, &hog.t);
+    fx_free(f);
+    return got;
+}
+
+static void test_rt_throttling(void **state)
+{
+    (void)state;
+    uint64_t n, b;
+    sim_time_t ns = throttled_fair_ns("6.6", NULL, &n, &b);
+    assert_int_equal(n, 1);
+    assert_in_range(ns, 45 * MS, 50 * MS);   /* 1 s - 950 ms, less the tick it took */
+    ns = throttled_fair_ns("5.4", "/sys/kernel/debug/sched_features=NO_RT_RUNTIME_SHARE", &n, &b);
+    assert_in_range(ns, 45 * MS, 50 * MS);
+    ns = throttled_fair_ns("6.6", "/proc/sys/kernel/sched_rt_runtime_us=800000", &n, &b);
+    assert_in_range(ns, 195 * MS, 200 * MS);
+    ns = throttled_fair_ns("6.12", NULL, &n, &b);
+    assert_int_equal(n, 0);
+    assert_int_equal(b, 1);
+    assert_in_range(ns, 49 * MS, 50 * MS);
+    ns = throttled_fair_ns("6.12", "/sys/kernel/debug/sched/fair_server/cpu3/runtime=200000000",
+                           &n, &b);
+    assert_in_range(ns, 199 * MS, 200 * MS);
+    const char *none[][2] = { { "5.4", NULL },
+                              { "6.6", "/proc/sys/kernel/sched_rt_runtime_us=-1" },
+                              { "6.6", "/proc/sys/kernel/sched_rt_runtime_us=1000000" },
+                              { "6.12", "/sys/kernel/debug/sched/fair_server/cpu3/runtime=0" } };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(throttled_fair_ns(none[i][0], none[i][1], &n, &b), 0);
+        assert_int_equal(n + b, 0);
+    }
+}
+
+/* 6.12: fair time used before the hog came moves the zero-laxity time on:
+ * the fair task ran 20 ms, so the server runs it the last 30 ms of its
+ * period (970-1000 ms), not from 950 ms. */
+static void test_fair_server_zero_laxity(void **state)
+{
+    (void)state;
+    struct probe hog = { 0 }, fair = { 0 };
+    struct fx *f = hog_and_fair("6.12", NULL, &hog, &fair);
+    sched_wake_task(&f->w, &fair.t, 500.0 * MS, 3);
+    world_run_until(&f->w, 20 * MS);
+    sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
+    world_run_until(&f->w, 965 * MS);
+    assert_in_range(ran_ns(f, &fair.t), 19 * MS, 20 * MS);
+    world_run_until(&f->w, 1200 * MS);
+    assert_in_range(ran_ns(f, &fair.t), 49 * MS, 50 * MS);
+    assert_int_equal(f->w.sched.nr_fair_server_boosts, 1);
+    fx_free(f);
+}
+
+/* Alone, a throttled hog leaves its CPU idle for the rest of each period
+ * before 6.12; the fair server (6.12) leaves it alone. */
+static void test_rt_throttling_idles(void **state)
+{
+    (void)state;
+    for (int fs = 0; fs < 2; fs++) {
+        struct fx *f = fx_new_kernel_machine("machines/skx-2s.ini", fs ? "6.12" : "6.6", NULL,
+                                             NULL, true);
+        struct probe hog = { 0 };
+        probe_pinned(&hog, 3, SCHED_POLICY_FIFO, 50);
+        sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
+        world_run_until(&f->w, 2100 * MS);
+        assert_int_equal(f->w.sched.nr_rt_throttled, fs ? 0 : 2);
+        sim_time_t ran = ran_ns(f, &hog.t);
+        if (fs)   /* all but its wake-up */
+            assert_in_range(ran, 2099 * MS, 2100 * MS);
+        else      /* 950 + 950 + 100 ms, + 2 ticks */
+            assert_in_range(ran, 2000 * MS, 2000 * MS + 10 * MS);
+        assert_ptr_equal(f->w.sched.cpu[3].curr, &hog.t);
+        fx_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +347,9 @@ int main(void)
         cmocka_unit_test(test_rt_placement),
         cmocka_unit_test(test_balance_skips_rt),
         cmocka_unit_test(test_schedutil_rt_max),
+        cmocka_unit_test(test_rt_throttling),
+        cmocka_unit_test(test_rt_throttling_idles),
+        cmocka_unit_test(test_fair_server_zero_laxity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

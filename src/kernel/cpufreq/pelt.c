@@ -22,7 +22,8 @@
  * Departures: one signal per CPU (the rq's CFS util_avg, kept apart from
  * fair.c's: this one is not capacity-invariant, and both are kept so that
  * schedutil's signal is unchanged), no per-task signals,
- * no util_est, no RT/DL/IRQ parts; the capacity of each CPU is its own
+ * no RT/DL/IRQ parts (util_est is the scheduler's, which schedutil reads
+ * beside this signal); the capacity of each CPU is its own
  * maximum (util relative to its fmax). The CPU's state comes from the
  * scheduler at every busy/idle transition, the only times it changes, and
  * is folded again before any frequency change. */

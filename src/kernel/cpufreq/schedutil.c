@@ -14,7 +14,8 @@
  *
  * Every policy is single-CPU here, as intel_pstate and acpi-cpufreq make
  * them, so this is sugov_update_single. Left out: the IO-wait boost (pmlab's
- * tasks do not sleep on IO as such), uclamp, DL/IRQ utilisation (RT asks for
+ * tasks do not sleep on IO as such), uclamp, the runnable boost of
+ * cpu_util_cfs_boost, DL/IRQ utilisation (RT asks for
  * the maximum, as the kernel's does when an RT task is runnable), and the
  * adjust_perf path of HWP passive mode (the request is the target frequency
  * as the min, see intel_pstate.c). */
@@ -46,6 +47,21 @@ static bool sugov_cpu_is_busy(struct sugov_policy *sg, const struct pelt_cpu *pc
     return busy;
 }
 
+/* sugov_get_util's CFS part (cpu_util_cfs_boost, v4.17's a07630b8b2c1):
+ * the runqueue's util, at least the estimates of its enqueued tasks
+ * (util_est, fair_util_est.c), relative to this CPU's own capacity as
+ * pelt_cpu's signal is. */
+static double sugov_cfs_util(const struct world *w, int cpu, const struct pelt_cpu *pc)
+{
+    double util = (double)pc->avg.util_avg;
+    double est = (double)sched_cpu_util_est(w, cpu);
+    if (est > 0) {
+        est = est * PELT_SCALE / (double)w->sched.topo.capacity[cpu];
+        util = util > est ? util : est;
+    }
+    return util < PELT_SCALE ? util : PELT_SCALE;
+}
+
 /* get_next_freq: 1.25 x fmax x util / max, resolved to the table. */
 static uint32_t sugov_get_next_freq(const struct cpufreq_policy *p, double util)
 {
@@ -64,7 +80,7 @@ static void sugov_update_single(struct world *w, struct cpufreq_policy *p)
     bool busy = !sg->need_freq_update && sugov_cpu_is_busy(sg, pc);
     /* effective_cpu_util: a runnable RT task asks for the maximum (without
      * uclamp; with it, RT's default uclamp_min of 1024 does the same). */
-    double util = sched_rt_runnable(w, p->cpu) ? PELT_SCALE : (double)pc->avg.util_avg;
+    double util = sched_rt_runnable(w, p->cpu) ? PELT_SCALE : sugov_cfs_util(w, p->cpu, pc);
     uint32_t next = sugov_get_next_freq(p, util);
     if (busy && next < sg->next_freq_khz)
         next = sg->next_freq_khz;

@@ -277,8 +277,7 @@ static void update_sg_lb_stats(const struct lb_env *env, const struct world *w,
         struct sched_avg a = rq_avg_now(w, cpu);
         int nr = rq_nr_running(w, cpu);
         sgs->group_load += a.load_avg;
-        sgs->group_util += a.util_avg < (double)capacity_of(w, cpu) ? a.util_avg
-                                                                   : (double)capacity_of(w, cpu);
+        sgs->group_util += cpu_util_cfs(w, cpu);
         sgs->sum_nr_running += nr;
         if (!nr && rq_is_idle(w, cpu))
             sgs->idle_cpus++;
@@ -551,12 +550,14 @@ static int find_busiest_queue(const struct lb_env *env, const struct world *w,
                 busiest = cpu;
             }
             break;
-        case migrate_util:
-            if (nr > 1 && a.util_avg > busiest_util) {
-                busiest_util = a.util_avg;
+        case migrate_util: {
+            double util = cpu_util_cfs(w, cpu);
+            if (nr > 1 && util > busiest_util) {
+                busiest_util = util;
                 busiest = cpu;
             }
             break;
+        }
         case migrate_task:
             if (nr > busiest_nr) {
                 busiest_nr = nr;
@@ -612,7 +613,7 @@ static int detach_tasks(struct lb_env *env, struct world *w)
         if (env->idle != CPU_NOT_IDLE && rq_nr_running(w, env->src_cpu) <= 1)
             break;   /* do not empty the source for an idle destination */
         bool take = can_migrate_task(env, w, p);
-        double load = task_avg_now(w, p).load_avg, util = task_avg_now(w, p).util_avg;
+        double load = task_avg_now(w, p).load_avg, util = task_util_est(w, p);
         if (take) {
             switch (env->migration_type) {
             case migrate_load:
@@ -892,7 +893,7 @@ void sched_update_misfit_status(struct world *w, int cpu)
     if (!w->sched.topo.asym_cpucapacity || !c->curr || task_is_rt(c->curr))
         return;
     struct sched_avg a = task_avg_now(w, c->curr);
-    if (!util_fits_cpu(w, a.util_avg, cpu))
+    if (!util_fits_cpu(w, task_util_est(w, c->curr), cpu))   /* task_fits_cpu */
         c->misfit_task_load = a.load_avg > 1 ? a.load_avg : 1;
 }
 

@@ -20,7 +20,8 @@ void task_init(struct task *t, task_done_fn done, int prev_cpu)
 {
     *t = (struct task){ .done = done, .cpu = -1, .prev_cpu = prev_cpu, .avg_cpu = -1,
                         .recent_used_cpu = prev_cpu, .pin_cpu = -1, .speed = 1,
-                        .exec_start_ns = -1, .vrt_stamp_ns = -1, .vrt_cpu = -1 };
+                        .exec_start_ns = -1, .vrt_stamp_ns = -1, .vrt_cpu = -1,
+                        .util_est_cpu = -1 };
     sim_event_init(&t->done_ev, sched_task_done);
 }
 
@@ -168,6 +169,14 @@ void sched_set_hw_mode(struct world *w, int cpu, int mode, int cstate)
             sched_retime(w, core->cpus[i]);
 }
 
+/* Whether queued task t counts in cpu's rq->nr_running: an RT task on a
+ * throttled rt_rq does not (sched_rt_rq_dequeue takes the rt_rq's tasks
+ * off rq->nr_running, so the CPU is idle to every other rule). */
+static int sched_task_counts(const struct sched_cpu *c, const struct task *t)
+{
+    return !(task_is_rt(t) && c->rt_throttled);
+}
+
 /* Queue t on cpu (its averages already say queued). */
 static void sched_enqueue(struct world *w, int cpu, struct task *t)
 {
@@ -181,8 +190,9 @@ static void sched_enqueue(struct world *w, int cpu, struct task *t)
     c->tail = t;
     c->nr_queued++;
     c->nr_rt_queued += task_is_rt(t);
-    w->sched.nr_running[cpu]++;
+    w->sched.nr_running[cpu] += sched_task_counts(c, t);
     task_avg_move(w, t, cpu);
+    fair_util_est_enqueue(w, t, cpu);
     rq_avg_sync(w, cpu);
     fair_tick_arm(w, cpu);
 }
@@ -199,7 +209,7 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
         c->tail = prev;
     c->nr_queued--;
     c->nr_rt_queued -= task_is_rt(t);
-    w->sched.nr_running[cpu]--;
+    w->sched.nr_running[cpu] -= sched_task_counts(c, t);
     t->next = NULL;
     rq_avg_sync(w, cpu);
 }
@@ -209,7 +219,8 @@ static void sched_unlink(struct world *w, int cpu, struct task *prev, struct tas
 static struct task *sched_dequeue(struct world *w, int cpu)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
-    struct task *t = c->nr_rt_queued ? sched_rt_pick_queued(w, cpu) : fair_pick_queued(w, cpu);
+    struct task *t = c->nr_rt_queued && !c->rt_throttled ? sched_rt_pick_queued(w, cpu)
+                                                         : fair_pick_queued(w, cpu);
     if (!t)
         return NULL;
     struct task *prev = NULL;
@@ -311,12 +322,18 @@ static void sched_start(struct world *w, int cpu, struct task *t);
  * loop sees the new task itself: rq_grew). Then an RT task preempts a fair
  * one or a lower RT priority (rt.c), and a fair task a fair one as
  * wakeup_preempt_fair decides (fair_entity.c). */
+bool sched_curr_interruptible(const struct sched_cpu *c)
+{
+    const struct task *curr = c->curr;
+    return curr && !c->waking && !c->in_done && !c->in_wake_kernel && !curr->polling &&
+           sim_event_pending(&curr->done_ev);
+}
+
 static bool sched_can_preempt(struct world *w, int cpu, const struct task *t)
 {
     const struct sched_cpu *c = &w->sched.cpu[cpu];
     const struct task *curr = c->curr;
-    if (!curr || c->waking || c->in_done || c->in_wake_kernel || curr->polling ||
-        !sim_event_pending(&curr->done_ev))
+    if (!sched_curr_interruptible(c))
         return false;
     if (task_is_rt(curr) || task_is_rt(t))
         return sched_rt_preempts(w, cpu, t);
@@ -334,6 +351,8 @@ static struct task *sched_take_curr(struct world *w, int cpu)
     sched_bank_work(t, now);
     sim_event_cancel(&w->q, &t->done_ev);
     sched_rr_stop(w, cpu, t);
+    sched_rt_bw_stop(w, cpu, t);
+    fair_server_task_stop(w, cpu, t);
     t->sum_exec_ns += now - t->exec_start_ns;
     t->exec_start_ns = now;
     sched_set_curr(w, cpu, NULL);
@@ -354,7 +373,7 @@ static void sched_put_prev_head(struct world *w, int cpu)
         c->tail = p;
     c->nr_queued++;
     c->nr_rt_queued += task_is_rt(p);
-    w->sched.nr_running[cpu]++;
+    w->sched.nr_running[cpu] += sched_task_counts(c, p);
 }
 
 /* t preempts cpu's running task (sched_can_preempt), which goes back to the
@@ -375,6 +394,32 @@ static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
     /* An interrupt handler already running finishes first. */
     sim_time_t from = c->irq_until_ns > w->q.now_ns ? c->irq_until_ns : w->q.now_ns;
     sim_event_schedule(&w->q, &c->wake_ev, from + w->idle.wake_irq_ns + w->idle.wake_switch_ns);
+}
+
+void sched_resched_curr(struct world *w, int cpu)
+{
+    sched_put_prev_head(w, cpu);
+    sched_pick_next(w, cpu);
+}
+
+void sched_rt_set_throttled(struct world *w, int cpu, bool throttled)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    if (c->rt_throttled == throttled)
+        return;
+    c->rt_throttled = throttled;
+    if (!c->nr_rt_queued)
+        return;   /* rq->nr_running is as it was */
+    w->sched.nr_running[cpu] += throttled ? -c->nr_rt_queued : c->nr_rt_queued;
+    rq_avg_sync(w, cpu);
+    if (throttled)
+        return;
+    /* sched_rt_rq_enqueue: the RT tasks run now; a CPU between tasks or
+     * leaving an idle state picks them when it gets there. */
+    if (!c->curr && !c->waking && !c->in_wake_kernel)
+        sched_kick(w, cpu);
+    else if (c->curr && !task_is_rt(c->curr) && sched_curr_interruptible(c))
+        sched_resched_curr(w, cpu);
 }
 
 void sched_requeue_curr(struct world *w, int cpu)
@@ -423,6 +468,7 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
     t->work_ns = work_ns;
     t->prev_cpu = t->recent_used_cpu = parent_cpu;
     t->avg = (struct sched_avg){ .load_avg = SCHED_CAPACITY_SCALE };  /* init_entity_runnable_average */
+    t->util_est = (struct util_est){ 0 };
     t->avg_new = true;
     t->avg_state = TASK_AVG_SLEEPING;
     int cpu = select_task_rq(w, t, parent_cpu, true);
@@ -440,12 +486,15 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     t->exec_start_ns = w->q.now_ns;
     fair_set_next(w, cpu, t);
     sched_rr_start(w, cpu, t);
+    sched_rt_bw_start(w, cpu, t);
+    fair_server_task_start(w, cpu, t);
     sched_balance_nohz_exit(w, cpu);
     sched_set_curr(w, cpu, t);
     c->had_task = true;
     t->cpu = cpu;
     t->prev_cpu = cpu;
     task_avg_sync(w, t, TASK_AVG_RUNNING);
+    fair_util_est_enqueue(w, t, cpu);   /* pulled while running: not queued first */
     rq_avg_sync(w, cpu);
     idle_task_runs(w, cpu);
     sched_set_hw_mode(w, cpu, t->polling ? HW_THREAD_POLL : HW_THREAD_RUN, 0);
@@ -487,6 +536,7 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     t->prev_cpu = cpu;
     t->cpu = -1;
     task_avg_sync(w, t, TASK_AVG_QUEUED);
+    fair_util_est_dequeue(w, t, false);
     rq_avg_sync(w, cpu);
     w->sched.nr_asym_migrations++;
     return t;
@@ -503,6 +553,7 @@ void sched_migrate_running(struct world *w, int src, int dst)
 void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst)
 {
     fair_dequeue_entity(w, src, t);
+    fair_util_est_dequeue(w, t, false);
     sched_unlink(w, src, prev, t);
     w->sched.nr_pulls++;
     if (w->sched.cpu[dst].in_newidle) {
@@ -549,14 +600,18 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->cpu = -1;
     t->prev_cpu = cpu;
     sched_rr_stop(w, cpu, t);
+    sched_rt_bw_stop(w, cpu, t);
+    fair_server_task_stop(w, cpu, t);
     t->sum_exec_ns += w->q.now_ns - t->exec_start_ns;
     t->exec_start_ns = w->q.now_ns;
     task_avg_sync(w, t, TASK_AVG_SLEEPING);
     c->in_done = true;
     t->done(w, t);
     c->in_done = false;
-    if (t->cpu < 0)
+    if (t->cpu < 0) {
         fair_dequeue_entity(w, cpu, t);   /* it sleeps: its lag, while still counted */
+        fair_util_est_dequeue(w, t, true);
+    }
     t->vrt_stamp_ns = -1;
     sched_set_curr(w, cpu, NULL);
     rq_avg_sync(w, cpu);
@@ -576,6 +631,7 @@ void sched_init(struct world *w)
         sim_event_init(&s->cpu[cpu].wake_ev, sched_wake_done);
         sim_event_init(&s->cpu[cpu].balance_ev, sched_balance_tick);
         sim_event_init(&s->cpu[cpu].rr_ev, sched_rr_slice_end);
+        sim_event_init(&s->cpu[cpu].rt_throttle_ev, sched_rt_throttle_check);
         sim_event_init(&s->cpu[cpu].slice_ev, fair_tick);
         task_init(&s->cpu[cpu].idle_task, NULL, cpu);
         if (isol_cpu_offline(w, cpu))
@@ -597,6 +653,9 @@ void sched_init(struct world *w)
     int64_t rr_ms = kparams_get(w->kp, "sched_rr_timeslice_ms", 0, -1);
     s->rr_timeslice_ns = (sim_time_t)((rr_ms * hz + 999) / 1000) * w->idle.tick_period_ns;
     fair_entity_init(w);
+    fair_util_est_init(w);
+    sched_rt_bw_init(w);
+    fair_server_init(w);
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,

@@ -31,8 +31,9 @@
  * the value of the last tick or blocked-load update instead), a task's when
  * its state changes. A task that changes CPU takes its util and load with
  * it (migrate_task_rq_fair: removed from the old runqueue, attached to the
- * new one). Departures: no util_est, no runnable_avg apart from load, nice 0
- * for every task. A new task starts with load 1024 and
+ * new one). util_est is fair_util_est.c's; its readers here take the
+ * larger of util and estimate (task_util_est, cpu_util_cfs). Departures: no
+ * runnable_avg apart from load, nice 0 for every task. A new task starts with load 1024 and
  * util half the spare capacity of its CPU (post_init_entity_util_avg).
  *
  * Also not modelled: WF_SYNC (no waker here asks for it), WF_CURRENT_CPU,
@@ -114,10 +115,12 @@ void rq_avg_sync(struct world *w, int cpu)
     if (ra->running && !running)
         pelt_clock_enter_idle(&w->sched.rq_clock[cpu], w->q.now_ns, ra->avg.util_sum);
     ra->running = running;
+    int old_fair = ra->nr_running;
     ra->nr_running = running + c->nr_queued - c->nr_rt_queued;
+    fair_server_nr_changed(w, cpu, old_fair, ra->nr_running);
     /* add_nr_running / sub_nr_running (every class): every change comes here */
     int old_nr = ra->nr_total;
-    ra->nr_total = (c->curr != NULL) + c->nr_queued;
+    ra->nr_total = w->sched.nr_running[cpu];
     if (old_nr != ra->nr_total) {
         sched_balance_nr_changed(w, old_nr, ra->nr_total);
         tick_nohz_full_nr_changed(w, cpu, old_nr, ra->nr_total);
@@ -138,10 +141,19 @@ static sim_time_t task_pelt_now(const struct world *w, const struct task *t)
     return cpu >= 0 ? rq_pelt_now(w, cpu) : w->q.now_ns;
 }
 
+/* t's averages folded up to now_ns on their clock; a recomputed util_avg
+ * allows util_est a new sample (cfs_se_util_change clears
+ * UTIL_AVG_UNCHANGED). */
+static void task_pelt_update(struct task *t, sim_time_t now_ns)
+{
+    if (pelt_update_load_avg(&t->avg, now_ns, task_pelt_load(t),
+                             t->avg_state == TASK_AVG_RUNNING, NICE_0_LOAD))
+        t->util_est.avg_unchanged = false;
+}
+
 static void task_avg_fold(struct world *w, struct task *t)
 {
-    pelt_update_load_avg(&t->avg, task_pelt_now(w, t), task_pelt_load(t),
-                         t->avg_state == TASK_AVG_RUNNING, NICE_0_LOAD);
+    task_pelt_update(t, task_pelt_now(w, t));
 }
 
 /* remove_entity_load_avg: the old runqueue loses a leaving task's util and
@@ -193,8 +205,7 @@ void task_avg_move(struct world *w, struct task *t, int cpu)
     }
     int old = t->avg_cpu;
     sim_time_t from = rq_pelt_now(w, old), to = rq_pelt_now(w, cpu);
-    pelt_update_load_avg(&t->avg, from, task_pelt_load(t), t->avg_state == TASK_AVG_RUNNING,
-                         NICE_0_LOAD);
+    task_pelt_update(t, from);
     t->avg_cpu = cpu;
     if (task_is_rt(t)) {
         t->avg.last_update_ns += to - from;
@@ -253,7 +264,9 @@ static bool task_on_cpu_signals(const struct task *p, int cpu)
     return p && !p->avg_new && p->prev_cpu == cpu;
 }
 
-/* cpu_util(cpu, p, -1): util without p's contribution, capped at capacity. */
+/* cpu_util(cpu, p, -1): util without p's contribution, at least the
+ * estimates of the tasks enqueued there without p's (UTIL_EST: a sleeping
+ * p's estimate is in no sum), capped at capacity. */
 static double cpu_util_without(const struct world *w, int cpu, const struct task *p)
 {
     double util = (double)rq_avg(w, cpu)->util_avg;
@@ -261,8 +274,25 @@ static double cpu_util_without(const struct world *w, int cpu, const struct task
         util -= task_avg_now(w, p).util_avg;
         util = util < 0 ? 0 : util;
     }
+    double est = (double)sched_cpu_util_est(w, cpu);
+    if (p && p->util_est_cpu == cpu) {
+        est -= task_util_est_only(w, p);
+        est = est < 0 ? 0 : est;
+    }
+    util = util > est ? util : est;
     double cap = (double)capacity_of(w, cpu);
     return util < cap ? util : cap;
+}
+
+double cpu_util_cfs(const struct world *w, int cpu)
+{
+    return cpu_util_without(w, cpu, NULL);
+}
+
+double task_util_est(const struct world *w, const struct task *t)
+{
+    double util = (double)task_avg_now(w, t).util_avg, est = task_util_est_only(w, t);
+    return util > est ? util : est;
 }
 
 static double cpu_load_without(const struct world *w, int cpu, const struct task *p)
@@ -502,7 +532,7 @@ static int select_idle_cpu(struct world *w, const struct task *p, const struct s
 static int select_idle_capacity(struct world *w, const struct task *p,
                                 const struct sched_domain *sd, int target)
 {
-    double util = task_avg_now(w, p).util_avg;
+    double util = task_util_est(w, p);
     unsigned long best_cap = 0;
     int best_cpu = -1, first = span_wrap_first(sd->span, target);
     for (int k = 0; k < sd->span->weight; k++) {
@@ -523,7 +553,7 @@ static int select_idle_capacity(struct world *w, const struct task *p,
 static int select_idle_sibling(struct world *w, struct task *p, int prev, int target)
 {
     const struct sched_topology *t = &w->sched.topo;
-    double util = task_avg_now(w, p).util_avg;
+    double util = task_util_est(w, p);   /* asym_fits_cpu's task_util */
     int prev_aff = -1;
     if (sched_cpu_idle(w, target) && asym_fits_cpu(w, util, target))
         return target;
@@ -611,8 +641,7 @@ void fair_update_idle_cpu_scan(struct world *w, int dst, const struct sched_doma
  * overloaded only (enum group_type and struct sg_stats: sched.h). */
 int rq_nr_running(const struct world *w, int cpu)
 {
-    const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return (c->curr != NULL) + c->nr_queued;
+    return w->sched.nr_running[cpu];
 }
 
 bool group_is_overloaded(int imbalance_pct, const struct sg_stats *sgs)
@@ -640,7 +669,7 @@ static void update_sg_wakeup_stats(const struct world *w, const struct sched_dom
                                    struct sg_stats *sgs)
 {
     *sgs = (struct sg_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
-    double util_p = task_avg_now(w, p).util_avg;
+    double util_p = task_util_est(w, p);   /* task_fits_cpu */
     for (int i = 0; i < group->span->weight; i++) {
         int cpu = group->span->cpus[i];
         sgs->group_load += cpu_load_without(w, cpu, p);

@@ -17,11 +17,13 @@
  *    then find_lowest_rq: the CPUs whose best RT priority (cpupri) is the
  *    lowest level below the task's, preferring the previous CPU, then the
  *    waker's CPU, then one of the lowest CPUs in the previous CPU's smallest
- *    domain, round robin (cpumask_any_and_distribute).
+ *    domain, round robin (cpumask_any_and_distribute);
+ *  - RT throttling before v6.12 (sched_rt_runtime_us of sched_rt_period_us,
+ *    RT_RUNTIME_SHARE by version), at the end of this file; from v6.12
+ *    the fair server instead (fair_server.c).
  * What is dropped: push and pull of queued RT tasks between CPUs
  * (push_rt_task, pull_rt_task: an RT task queued behind a better one waits
- * there), RT throttling (sched_rt_runtime_us: an RT task may take a whole
- * CPU), the capacity fitness of asymmetric-capacity CPUs
+ * there), the capacity fitness of asymmetric-capacity CPUs
  * (rt_task_fits_capacity: on Arm big.LITTLE machines such as Juno an RT task
  * is placed without it; pmlab's x86 hybrids have capacity 1024 everywhere),
  * SCHED_DEADLINE and priority inheritance. */
@@ -45,7 +47,7 @@ bool sched_rt_runnable(const struct world *w, int cpu)
     if (!w->sched.cpu)
         return false;   /* cpufreq starts before the scheduler: nothing runs yet */
     const struct sched_cpu *c = &w->sched.cpu[cpu];
-    return c->nr_rt_queued > 0 || (c->curr && task_is_rt(c->curr));
+    return (c->nr_rt_queued > 0 && !c->rt_throttled) || (c->curr && task_is_rt(c->curr));
 }
 
 int sched_rt_highest_prio(const struct world *w, int cpu)
@@ -63,7 +65,8 @@ int sched_rt_highest_prio(const struct world *w, int cpu)
 bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t)
 {
     const struct task *curr = w->sched.cpu[cpu].curr;
-    return curr && task_is_rt(t) && task_prio(t) < task_prio(curr);
+    return curr && task_is_rt(t) && !w->sched.cpu[cpu].rt_throttled &&
+           task_prio(t) < task_prio(curr);
 }
 
 struct task *sched_rt_pick_queued(const struct world *w, int cpu)
@@ -212,4 +215,185 @@ void sched_rr_slice_end(struct sim_event *ev, void *arg)
         sched_requeue_curr(w, cpu);
     else
         sched_rr_start(w, cpu, t);
+}
+
+/* ---- RT throttling (rt_bandwidth) --------------------------------------------
+ *
+ * Before v6.12 each CPU's RT tasks may run sched_rt_runtime_us (950 ms) of
+ * every sched_rt_period_us (1 s), so that a runaway RT task leaves fair
+ * tasks (and kworkers) some time. update_curr_rt adds an RT task's running
+ * time to its rt_rq's rt_time at every tick and when it stops; past the
+ * runtime the rt_rq is throttled (sched_rt_runtime_exceeded): its tasks
+ * leave rq->nr_running and the CPU runs fair tasks or idles. One period
+ * timer for all CPUs (do_sched_rt_period_timer), started when an RT task
+ * runs after the timer went quiet, takes a runtime off each rt_time and
+ * unthrottles an rt_rq back under its runtime; it stops when no CPU has RT
+ * time or tasks. With RT_RUNTIME_SHARE (on before v5.10, 2586af1ac187) a
+ * CPU past its runtime first borrows (balance_runtime) a 1/weight share of
+ * each other CPU's unused runtime, up to the whole period, which then
+ * never throttles; without it every rt_rq gets its own runtime back at
+ * each period (f3d133ee0a17). v6.12 (5f6bd380c7bd) removed the throttling
+ * (without RT_GROUP_SCHED) for the fair server, a deadline server giving
+ * starving fair tasks 50 ms a second (fair_server.c). Also not modelled: the timer's view of a running
+ * task's time since its last tick (banked at the timer here), throttled
+ * CPUs in cpupri, RT_GROUP_SCHED. */
+
+#define RT_BANDWIDTH_UNTIL "6.12"   /* 5f6bd380c7bd: no default RT bandwidth */
+#define RT_RUNTIME_SHARE_OFF_SINCE "5.10"
+
+void sched_rt_bw_init(struct world *w)
+{
+    struct sched *s = &w->sched;
+    int64_t period_us = kparams_get(w->kp, "sched_rt_period_us", 0, -1);
+    int64_t runtime_us = kparams_get(w->kp, "sched_rt_runtime_us", 0, -1);
+    int64_t feat = sched_feat_write(w->kp);
+    s->rt_period_ns = period_us * SIM_NS_PER_US;
+    s->rt_runtime_def_ns = runtime_us * SIM_NS_PER_US;
+    /* RUNTIME_INF (-1), or a runtime of the whole period: never exceeded. */
+    s->rt_bandwidth = !kversion_at_least(&w->kp->kernel, RT_BANDWIDTH_UNTIL) && runtime_us >= 0 &&
+                      runtime_us < period_us;
+    s->rt_runtime_share = !kversion_at_least(&w->kp->kernel, RT_RUNTIME_SHARE_OFF_SINCE);
+    if (feat == SCHED_FEAT_RT_RUNTIME_SHARE || feat == SCHED_FEAT_NO_RT_RUNTIME_SHARE)
+        s->rt_runtime_share = feat == SCHED_FEAT_RT_RUNTIME_SHARE;
+    sim_event_init(&s->rt_period_ev, sched_rt_period_timer);
+    for (int cpu = 0; cpu < s->ncpus; cpu++)
+        s->cpu[cpu].rt_runtime_ns = s->rt_runtime_def_ns;
+}
+
+bool sched_rt_throttled(const struct world *w, int cpu)
+{
+    return w->sched.cpu[cpu].rt_throttled;
+}
+
+/* update_curr_rt: bank the running RT task's time since the last bank. */
+static void rt_bank(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    c->rt_time_ns += w->q.now_ns - c->rt_stamp_ns;
+    c->rt_stamp_ns = w->q.now_ns;
+}
+
+/* do_balance_runtime: borrow from every other CPU 1/weight of its unused
+ * runtime, until this one has the whole period. */
+static void rt_balance_runtime(struct world *w, int cpu)
+{
+    struct sched *s = &w->sched;
+    struct sched_cpu *c = &s->cpu[cpu];
+    if (!s->rt_runtime_share || c->rt_time_ns <= c->rt_runtime_ns)
+        return;
+    for (int i = 0; i < s->ncpus && c->rt_runtime_ns < s->rt_period_ns; i++) {
+        struct sched_cpu *o = &s->cpu[i];
+        sim_time_t diff = o->rt_runtime_ns - o->rt_time_ns;
+        if (i == cpu || diff <= 0)
+            continue;
+        diff /= s->ncpus;
+        if (c->rt_runtime_ns + diff > s->rt_period_ns)
+            diff = s->rt_period_ns - c->rt_runtime_ns;
+        o->rt_runtime_ns -= diff;
+        c->rt_runtime_ns += diff;
+    }
+}
+
+/* sched_rt_runtime_exceeded: throttle cpu's rt_rq if past its runtime. */
+static bool rt_runtime_exceeded(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    if (c->rt_throttled)
+        return true;
+    if (c->rt_runtime_ns >= w->sched.rt_period_ns)
+        return false;
+    rt_balance_runtime(w, cpu);
+    if (c->rt_runtime_ns >= w->sched.rt_period_ns || c->rt_time_ns <= c->rt_runtime_ns)
+        return false;
+    w->sched.nr_rt_throttled++;
+    sched_rt_set_throttled(w, cpu, true);
+    return true;
+}
+
+/* The tick at which the running RT task's rt_time passes the runtime:
+ * task_tick_rt's update_curr_rt sees it there. */
+static void rt_arm_throttle_check(struct world *w, int cpu)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    sim_time_t left = c->rt_runtime_ns - c->rt_time_ns;
+    if (c->rt_runtime_ns >= w->sched.rt_period_ns)
+        return;   /* the whole period (borrowed): never exceeded */
+    sim_time_t at = w->q.now_ns + (left > 0 ? left : 0);
+    sim_event_schedule(&w->q, &c->rt_throttle_ev, tick_next_ns(at, w->idle.tick_period_ns));
+}
+
+void sched_rt_bw_start(struct world *w, int cpu, struct task *t)
+{
+    struct sched *s = &w->sched;
+    if (!s->rt_bandwidth || !task_is_rt(t))
+        return;
+    s->cpu[cpu].rt_stamp_ns = w->q.now_ns;
+    if (!sim_event_pending(&s->rt_period_ev))   /* start_rt_bandwidth */
+        sim_event_schedule(&w->q, &s->rt_period_ev, w->q.now_ns + s->rt_period_ns);
+    rt_arm_throttle_check(w, cpu);
+}
+
+void sched_rt_bw_stop(struct world *w, int cpu, struct task *t)
+{
+    struct sched_cpu *c = &w->sched.cpu[cpu];
+    if (!w->sched.rt_bandwidth || !task_is_rt(t))
+        return;
+    rt_bank(w, cpu);
+    sim_event_cancel(&w->q, &c->rt_throttle_ev);
+    rt_runtime_exceeded(w, cpu);   /* the caller is switching tasks anyway */
+}
+
+void sched_rt_throttle_check(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct sched_cpu *c = container_of(ev, struct sched_cpu, rt_throttle_ev);
+    int cpu = (int)(c - w->sched.cpu);
+    if (!c->curr || !task_is_rt(c->curr))
+        return;
+    rt_bank(w, cpu);
+    if (!sched_curr_interruptible(c)) {
+        /* switching anyway: sched_rt_bw_stop will account it; else try at
+         * the next tick */
+        sim_event_schedule(&w->q, ev, tick_next_ns(w->q.now_ns, w->idle.tick_period_ns));
+        return;
+    }
+    if (rt_runtime_exceeded(w, cpu))
+        sched_resched_curr(w, cpu);
+    else
+        rt_arm_throttle_check(w, cpu);
+}
+
+/* One CPU's part of do_sched_rt_period_timer; returns whether it keeps the
+ * timer busy (RT time left or RT tasks). */
+static bool rt_period_cpu(struct world *w, int cpu)
+{
+    struct sched *s = &w->sched;
+    struct sched_cpu *c = &s->cpu[cpu];
+    bool running = c->curr && task_is_rt(c->curr);
+    if (!s->rt_runtime_share)
+        c->rt_runtime_ns = s->rt_runtime_def_ns;
+    if (running)
+        rt_bank(w, cpu);
+    int nr_rt = c->nr_rt_queued + running;
+    if (!c->rt_time_ns)
+        return nr_rt > 0;
+    if (c->rt_throttled)
+        rt_balance_runtime(w, cpu);
+    sim_time_t cut = c->rt_runtime_ns < c->rt_time_ns ? c->rt_runtime_ns : c->rt_time_ns;
+    c->rt_time_ns -= cut;
+    if (c->rt_throttled && c->rt_time_ns < c->rt_runtime_ns)
+        sched_rt_set_throttled(w, cpu, false);
+    if (running && c->curr && task_is_rt(c->curr))
+        rt_arm_throttle_check(w, cpu);
+    return c->rt_time_ns > 0 || nr_rt > 0;
+}
+
+void sched_rt_period_timer(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    bool busy = false;
+    for (int cpu = 0; cpu < w->sched.ncpus; cpu++)
+        busy |= rt_period_cpu(w, cpu);
+    if (busy)
+        sim_event_schedule(&w->q, ev, w->q.now_ns + w->sched.rt_period_ns);
 }

@@ -56,6 +56,33 @@ typedef void (*task_rq_grew_fn)(struct world *w, struct task *t);
 
 enum task_avg_state { TASK_AVG_SLEEPING, TASK_AVG_QUEUED, TASK_AVG_RUNNING };
 
+/* se->avg.util_est (fair_util_est.c): what a fair task's util was at the end
+ * of its recent activations, 0..1024. */
+struct util_est {
+    unsigned ewma;              /* the moving average (v6.8+: the whole util_est) */
+    unsigned enqueued;          /* util_est.enqueued before v6.8: util_avg at the
+                                 * last dequeue that took a sample */
+    bool avg_unchanged;         /* UTIL_AVG_UNCHANGED: util_avg not recomputed
+                                 * since that sample (no new sample is taken) */
+};
+
+/* A write to /sys/kernel/debug/sched/features (sched_params.c). */
+enum sched_feat_write { SCHED_FEAT_UTIL_EST, SCHED_FEAT_NO_UTIL_EST, SCHED_FEAT_RT_RUNTIME_SHARE,
+                        SCHED_FEAT_NO_RT_RUNTIME_SHARE };
+
+struct kparams;
+/* The variant's write to the features file (either path), a SCHED_FEAT_*. */
+int64_t sched_feat_write(const struct kparams *kp);
+
+/* Which rules of util_est_update the kernel version has (fair_util_est.c). */
+struct util_est_rules {
+    bool enabled;               /* v4.17+ with sched_feat(UTIL_EST) */
+    bool fastup;                /* v5.5+: a higher sample replaces the ewma */
+    bool skip_over_capacity;    /* v5.1+: no sample above the CPU's capacity */
+    bool skip_contended;        /* v6.2+: runnable > util + 1 %: ewma kept */
+    bool ewma_only;             /* v6.8+: one field, the ewma */
+};
+
 /* The task's policy (include/uapi/linux/sched.h): fair (SCHED_OTHER) or RT. */
 enum sched_policy { SCHED_POLICY_NORMAL, SCHED_POLICY_FIFO, SCHED_POLICY_RR };
 #define SCHED_RT_PRIO_MAX 99        /* MAX_RT_PRIO - 1: the highest rt_priority */
@@ -83,6 +110,9 @@ struct task {
     sim_time_t wakee_flip_decay_ns;
     struct sched_avg avg;       /* se->avg (pelt.h): util over running, load over
                                  * runnable, both 0..1024 for a nice-0 task */
+    struct util_est util_est;   /* se->avg.util_est */
+    int util_est_cpu;           /* the runqueue whose util_est sum holds this
+                                 * task's estimate (util_est_enqueue), -1 none */
     enum task_avg_state avg_state;
     int avg_cpu;                /* whose rq_clock_pelt avg's time is on (-1: none yet) */
     bool avg_new;               /* forked, not yet enqueued (no contribution anywhere) */
@@ -102,6 +132,21 @@ struct task {
     bool run_to_parity;         /* EEVDF: picked and not yet given a new slice
                                  * (set_next_entity's vlag = deadline) */
     struct task *next;          /* runqueue link */
+};
+
+/* fair_server.c: a CPU's deadline server for its fair tasks (v6.12+). */
+enum fair_server_next { FS_DEFER, FS_BOOST_END, FS_PERIOD_END };
+struct fair_server {
+    sim_time_t runtime_ns, period_ns; /* fair_server/cpuN/runtime, period */
+    bool active;                /* dl_server_active: fair tasks since it started */
+    bool boosting;              /* running the fair tasks ahead of the RT ones */
+    sim_time_t deadline_ns;     /* the period's end */
+    sim_time_t period_fair_ns;  /* fair_exec_ns when the period began */
+    sim_time_t fair_exec_ns;    /* the CPU's fair running time, banked */
+    sim_time_t fair_stamp_ns;   /* the running fair task's time is banked to here */
+    enum fair_server_next next; /* what ev is for */
+    struct sim_event ev;        /* dl_timer: zero laxity, boost end, period end */
+    struct sim_event sync_ev;   /* the fair runqueue emptied or got a task */
 };
 
 struct sched_cpu {
@@ -130,6 +175,15 @@ struct sched_cpu {
                                  * interrupt on an idle CPU) */
     int nr_rt_queued;           /* RT tasks queued (the pick looks past the fair ones) */
     struct sim_event rr_ev;     /* end of the running SCHED_RR task's slice (rt.c) */
+    /* rt.c's RT throttling: this CPU's rt_rq bandwidth. */
+    sim_time_t rt_time_ns;      /* rt_rq->rt_time: RT running time this period */
+    sim_time_t rt_runtime_ns;   /* rt_rq->rt_runtime (borrowed with RT_RUNTIME_SHARE) */
+    sim_time_t rt_stamp_ns;     /* the running RT task's time is banked up to here */
+    bool rt_throttled;          /* rt_rq->rt_throttled: its RT tasks wait, and
+                                 * count in no rq->nr_running */
+    struct sim_event rt_throttle_ev; /* the tick at which the running RT task
+                                      * passes its runtime (update_curr_rt) */
+    struct fair_server fs;      /* fair_server.c */
     struct sim_event slice_ev;  /* next tick while fair tasks share the CPU (fair_entity.c) */
     sim_time_t min_vruntime;    /* cfs_rq->min_vruntime */
     sim_time_t irq_until_ns;    /* an interrupt handler runs over curr until then */
@@ -147,6 +201,8 @@ struct cfs_rq_avg {
     int nr_running;             /* fair tasks queued or running since avg.last_update_ns */
     bool running;               /* a fair task ran since avg.last_update_ns */
     int nr_total;               /* rq->nr_running, every class, as last seen */
+    unsigned util_est;          /* cfs_rq->avg.util_est: the estimates of its
+                                 * enqueued fair tasks, summed */
 };
 
 /* sd_llc_shared: what the CPUs of one LLC share, by llc id (first CPU). */
@@ -218,6 +274,15 @@ struct sched {
     bool eevdf;                 /* v6.6+: EEVDF, else CFS (fair_entity.c) */
     sim_time_t base_slice_ns;   /* sysctl_sched_base_slice, scaled (EEVDF) */
     sim_time_t sched_latency_ns, min_granularity_ns, wakeup_granularity_ns; /* CFS, scaled */
+    struct util_est_rules util_est; /* fair_util_est.c */
+    /* rt.c: def_rt_bandwidth (RT throttling before v6.12). */
+    bool rt_bandwidth;          /* throttling on: before 6.12, a finite runtime */
+    bool rt_runtime_share;      /* sched_feat(RT_RUNTIME_SHARE) */
+    sim_time_t rt_period_ns, rt_runtime_def_ns; /* sched_rt_period_us, sched_rt_runtime_us */
+    struct sim_event rt_period_ev; /* rt_b->rt_period_timer */
+    uint64_t nr_rt_throttled;   /* times an rt_rq was throttled */
+    bool fair_server;           /* v6.12+: fair_server.c */
+    uint64_t nr_fair_server_boosts; /* times a fair server ran fair tasks over RT */
 };
 
 void sched_init(struct world *w);
@@ -348,6 +413,27 @@ struct sched_avg rq_avg_now(const struct world *w, int cpu);
 struct sched_avg task_avg_now(const struct world *w, const struct task *t);
 /* fits_capacity: util within 80 % of cpu's capacity. */
 bool util_fits_cpu(const struct world *w, double util, int cpu);
+/* cpu_util_cfs: cpu's util, at least its enqueued tasks' estimates
+ * (UTIL_EST), at most its capacity. */
+double cpu_util_cfs(const struct world *w, int cpu);
+/* task_util_est: t's util now, at least its estimate. */
+double task_util_est(const struct world *w, const struct task *t);
+
+/* fair_util_est.c: util_est (kernel/sched/fair.c). */
+void fair_util_est_init(struct world *w);
+/* util_est_update's rule: the sample a task leaves when it sleeps with util
+ * `dequeued` on a CPU of `capacity`, its runnable average `runnable`. */
+void util_est_update(const struct util_est_rules *r, struct util_est *ue, unsigned dequeued,
+                     unsigned long capacity, unsigned long runnable);
+/* _task_util_est: t's estimate alone. */
+unsigned task_util_est_only(const struct world *w, const struct task *t);
+/* t's estimate joins cpu's sum (util_est_enqueue; leaves its old one's
+ * first), or leaves its runqueue's (util_est_dequeue), taking a sample when
+ * t goes to sleep. Fair tasks only; no-op without UTIL_EST. */
+void fair_util_est_enqueue(struct world *w, struct task *t, int cpu);
+void fair_util_est_dequeue(struct world *w, struct task *t, bool sleep);
+/* cfs_rq->avg.util_est of cpu (0 without UTIL_EST): schedutil's reader. */
+unsigned long sched_cpu_util_est(const struct world *w, int cpu);
 
 /* balance.c: load balancing (sched_balance_rq). */
 enum cpu_idle_type { CPU_IDLE, CPU_NOT_IDLE, CPU_NEWLY_IDLE };
@@ -414,6 +500,24 @@ int sched_rt_highest_prio(const struct world *w, int cpu);
 bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t);
 /* The first queued RT task of cpu's best RT priority, NULL if none. */
 struct task *sched_rt_pick_queued(const struct world *w, int cpu);
+/* RT throttling (rt_bandwidth): RT task t starts running on cpu / stops
+ * (its time banked); the period timer and the runtime check. */
+void sched_rt_bw_init(struct world *w);
+void sched_rt_bw_start(struct world *w, int cpu, struct task *t);
+void sched_rt_bw_stop(struct world *w, int cpu, struct task *t);
+void sched_rt_period_timer(struct sim_event *ev, void *arg);
+void sched_rt_throttle_check(struct sim_event *ev, void *arg);
+/* Whether cpu's rt_rq is throttled: its RT tasks may not run. */
+bool sched_rt_throttled(const struct world *w, int cpu);
+/* fair_server.c (v6.12+): a fair task t starts or stops running on cpu
+ * (the server's runtime is fair running time); cpu's fair runqueue went
+ * from old_nr to new_nr tasks (rq_avg_sync); the server's timers. */
+void fair_server_init(struct world *w);
+void fair_server_task_start(struct world *w, int cpu, const struct task *t);
+void fair_server_task_stop(struct world *w, int cpu, const struct task *t);
+void fair_server_nr_changed(struct world *w, int cpu, int old_nr, int new_nr);
+void fair_server_timer(struct sim_event *ev, void *arg);
+void fair_server_sync(struct sim_event *ev, void *arg);
 /* SCHED_RR: arm (start) or bank and cancel (stop) the running task's slice. */
 void sched_rr_start(struct world *w, int cpu, struct task *t);
 void sched_rr_stop(struct world *w, int cpu, struct task *t);
@@ -445,6 +549,16 @@ void fair_tick(struct sim_event *ev, void *arg);
 /* core.c, for rt.c: put cpu's running task back at the tail of its queue and
  * run the next one (requeue_task_rt at the end of an RR slice). */
 void sched_requeue_curr(struct world *w, int cpu);
+/* core.c, for rt.c's throttling: cpu's running task goes back to the head
+ * of its queue and cpu picks again (resched_curr). */
+void sched_resched_curr(struct world *w, int cpu);
+/* Throttle or unthrottle cpu's rt_rq: its queued RT tasks leave or join
+ * rq->nr_running; unthrottled, they run now (the CPU woken, or its fair
+ * task switched out). */
+void sched_rt_set_throttled(struct world *w, int cpu, bool throttled);
+/* Whether c's running task is running its work and may be switched out
+ * now (not in its done(), not spinning, not behind a wake-up path). */
+bool sched_curr_interruptible(const struct sched_cpu *c);
 
 /* core.c, for balance.c: move queued task t (on src, after prev in its queue,
  * NULL if head) to dst's queue; dst wakes if it idles. */
