@@ -64,7 +64,10 @@
  *
  * 3. HBIR search: from an estimate of the machine's capacity, double the rate
  *    until a probe fails, then bisect `hbir_iters` times; HBIR is the highest
- *    passing probe. Each probe starts from an empty system.
+ *    passing probe. Each probe starts from an empty system. With
+ *    `preset_hbir_jops` the search is skipped and the curve is built from
+ *    that rate, as SPECjbb's FIXED_RT controller (specjbb.controller.preset.ir)
+ *    does.
  *
  * 4. RT curve: step k injects at k x `step_pct` % of HBIR for `settle_ms`,
  *    then measures for `measure_ms`. Transactions injected in the window are
@@ -131,6 +134,7 @@ struct jbb_config {
     double measure_ms;         /* measurement window of each step, ms */
     double hbir_probe_ms;      /* measurement window of an HBIR probe, ms */
     int64_t hbir_iters;        /* bisection iterations of the HBIR search */
+    double preset_hbir_jops;   /* HBIR given instead of searched (0 = search), jOPS */
     double tolerance_pct;      /* unprocessed share of a window that still passes, % */
     int64_t max_inflight;      /* transaction slots (pool size) */
 };
@@ -170,6 +174,9 @@ static const struct wl_param jbb_params[] = {
       "1500", "measurement window of an HBIR probe, ms" },
     { "hbir_iters", WL_PARAM_INT, offsetof(struct jbb_config, hbir_iters), 0, 30, "5",
       "bisection iterations of the HBIR search" },
+    { "preset_hbir_jops", WL_PARAM_DOUBLE, offsetof(struct jbb_config, preset_hbir_jops), 0,
+      1e9, "0", "HBIR to build the RT curve from, skipping the search (SPECjbb's FIXED_RT "
+      "controller with specjbb.controller.preset.ir); 0 = search for it" },
     { "tolerance_pct", WL_PARAM_DOUBLE, offsetof(struct jbb_config, tolerance_pct), 0, 50, "1",
       "share of a window's transactions that may go unprocessed in a passing step, %" },
     { "max_inflight", WL_PARAM_INT, offsetof(struct jbb_config, max_inflight), 16, 1e7, "65536",
@@ -792,7 +799,7 @@ static int jbb_run_job(struct world *w, const void *cfgp, int load_point,
     const struct jbb_config *cfg = cfgp;
     struct jbb_run run;
     jbb_setup(&run, w, cfg);
-    double hbir = jbb_hbir_search(&run);
+    double hbir = cfg->preset_hbir_jops > 0 ? cfg->preset_hbir_jops : jbb_hbir_search(&run);
     int rc = 0;
     if (hbir <= 0) {
         snprintf(msg, msgsize, "jbb: no injection rate passed the HBIR search (the machine "
