@@ -46,14 +46,18 @@
  *        stealing), so the pause ends when the work is done at the speed the
  *        machine gives them;
  *      - the work is a fixed part (`gc_fixed_us_per_cpu` x CPUs: roots, card
- *        table, thread stacks) plus `gc_live_us` per live transaction: one in
- *        flight or completed less than `gc_live_ms` ago (business data --
- *        receipts, baskets -- is retained for a while and must be copied out
- *        of eden).
+ *        table, thread stacks) plus `gc_live_us` per live transaction: one
+ *        completed less than `gc_live_ms` ago (business data -- receipts,
+ *        baskets -- is retained for a while and must be copied out of eden),
+ *        or one in flight, by the share of its segments done (it builds its
+ *        data as it runs; a request waiting for its first worker holds only
+ *        the request).
  *    The live set grows with IR (Little's law), so pauses lengthen as the
- *    load rises, and in-flight transactions queued behind a pause are live at
- *    the next one: near saturation this feedback runs away, which is what
- *    ends the RT curve. p99 is close to the longest pauses of a window, so it
+ *    load rises. A pause's backlog drains in the CPU time the workers have
+ *    to spare; once the machine saturates it does not, the part-done backlog
+ *    is live at the next pause, and the step collapses: the RT curve ends
+ *    at saturation, as SPECjbb's does, where the processed rate falls short
+ *    of the requested one. p99 is close to the longest pauses of a window, so it
  *    climbs through 10 ... 100 ms over the middle of the curve, in windows of
  *    a second or two, which keeps a full RT curve within the speed budget.
  *    The defaults (`segment_us`, GC constants) were chosen to put the
@@ -292,6 +296,7 @@ struct jbb_run {
     struct jbb_tx *tx;              /* [max_inflight] */
     int32_t tx_free;
     int64_t inflight;
+    int64_t inflight_segs_done;     /* segments done, over the transactions in flight */
     struct wl_pool pool;            /* parked workers, transactions waiting for one */
     struct jbb_worker *worker;      /* [nworkers] */
     int nworkers, nbusy;
@@ -323,6 +328,7 @@ static struct jbb_tx *jbb_tx_alloc(struct jbb_run *run)
 
 static void jbb_tx_release(struct jbb_run *run, struct jbb_tx *t)
 {
+    run->inflight_segs_done -= t->segs_done;
     t->active = false;
     t->tagged = false;
     t->next_free = run->tx_free;
@@ -374,18 +380,22 @@ static void jbb_workers_resume(struct jbb_run *run, int waker_cpu)
 
 static void jbb_gc_begin(struct jbb_run *run, int waker_cpu);
 
-/* Transactions whose data is live now: in flight, or completed within
- * gc_live_ms (bucketed to gc_live_ms / JBB_LIVE_BUCKETS). */
-static int64_t jbb_live_tx(const struct jbb_run *run, sim_time_t now_ns)
+/* Transactions whose data is live now, in transactions' worth of data: one
+ * completed within gc_live_ms (bucketed to gc_live_ms / JBB_LIVE_BUCKETS)
+ * counts whole; one in flight counts by the share of its segments done,
+ * since a transaction allocates its data as it runs: a request still
+ * waiting for its first worker holds only the request (a few objects, taken
+ * as nothing), not the baskets and receipts its segments will build. */
+static double jbb_live_tx(const struct jbb_run *run, sim_time_t now_ns)
 {
     const struct jbb_gc *gc = &run->gc;
-    int64_t live = run->inflight;
+    double live = (double)run->inflight_segs_done / (double)run->cfg->segments;
     if (gc->live_bucket_ns <= 0)
         return live;
     int64_t epoch = now_ns / gc->live_bucket_ns;
     for (int b = 0; b < JBB_LIVE_BUCKETS; b++)
         if (epoch - gc->live_epoch[b] < JBB_LIVE_BUCKETS)
-            live += gc->live_count[b];
+            live += (double)gc->live_count[b];
     return live;
 }
 
@@ -448,7 +458,7 @@ static void jbb_gc_begin(struct jbb_run *run, int waker_cpu)
     struct jbb_gc *gc = &run->gc;
     const struct jbb_config *cfg = run->cfg;
     double work_ns = gc->fixed_ns +
-                     cfg->gc_live_us * 1e3 * (double)jbb_live_tx(run, run->w->q.now_ns);
+                     cfg->gc_live_us * 1e3 * jbb_live_tx(run, run->w->q.now_ns);
     int64_t chunks = (int64_t)ceil(work_ns / gc->chunk_ns);
     if (chunks < 1) {
         gc->phase = JBB_GC_OFF;
@@ -482,7 +492,9 @@ static void jbb_worker_done(struct world *w, struct task *task)
     struct jbb_worker *wk = container_of(task, struct jbb_worker, task);
     struct jbb_tx *t = &run->tx[wk->tx];
     run->nbusy--;
-    if (++t->segs_done >= run->cfg->segments)
+    t->segs_done++;
+    run->inflight_segs_done++;
+    if (t->segs_done >= run->cfg->segments)
         jbb_tx_complete(run, t);
     else
         jbb_dispatch(run, wk->tx, task->prev_cpu);
