@@ -236,6 +236,61 @@ static void test_deterministic(void **state)
     fixture_free(f);
 }
 
+/* ---- The request path on skx-2s: wake-ups are in the response time ---- */
+
+/* p50 response time (ms) of one RT step at 100 jOPS on skx-2s with the
+ * variant's command line: constant segments, no GC, HBIR preset (no
+ * search), cpufreq off (every core at base frequency, so turbo bins do not
+ * differ between the variants), so what differs is the idle path. */
+static double low_load_p50_ms(const char *cmdline)
+{
+    struct fx *f = fx_new_machine("machines/skx-2s.ini", NULL, cmdline, NULL, NULL, 0);
+    const struct wl_ops *ops = wl_find("jbb");
+    void *cfg = calloc(1, ops->config_size);
+    wl_config_defaults(ops, cfg);
+    static const char *const set[][2] = {
+        { "segment_cv", "0" }, { "gc_every_tx_per_cpu", "0" }, { "preset_hbir_jops", "10000" },
+        { "step_pct", "1" }, { "max_steps", "1" }, { "settle_ms", "200" }, { "measure_ms", "1000" },
+    };
+    struct diag d = { 0 };
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+        assert_int_equal(wl_config_set(ops, cfg, set[i][0], set[i][1], "t", 1, &d), 0);
+    struct rpt_metric_set out = { 0 };
+    char msg[256] = "";
+    assert_int_equal(ops->run(&f->w, cfg, 0, &out, msg, sizeof msg), 0);
+    const struct rpt_series *c = rpt_set_series(&out, "rt_curve");
+    assert_int_equal(c->nrows, 1);
+    assert_true(c->rows[5] == 1);
+    double p50 = c->rows[2];
+    rpt_set_free(&out);
+    free(cfg);
+    fx_free(f);
+    return p50;
+}
+
+/* A transaction's response time includes its workers' wake-ups: at 100 jOPS
+ * on 112 CPUs every hop (the default 4 segments: the request's wake-up and 3
+ * hand-offs) wakes an idle CPU, so with C6 allowed (menu picks it for these
+ * long idle periods) each hop pays C6's exit (92 us, more when the package
+ * was in PC6) and cache refill (22 us) instead of C1's 2 us. The C6 machine
+ * is slower by about 4 x (92 - 2) us: at least 0.9 of that, at most two such
+ * exits plus refills per hop. spectre_v2=off on both: with kernel IBRS a
+ * thread idling in C1 keeps IBRS set and slows its busy sibling, while C6 is
+ * entered with IBRS cleared (intel_idle's CPUIDLE_FLAG_IBRS), which would
+ * make the C1-only machine the slower one for a reason other than wake-up. */
+static void test_wakeup_in_response_time(void **state)
+{
+    (void)state;
+    const double hops = 4;
+    double c1 = low_load_p50_ms("spectre_v2=off intel_idle.max_cstate=1");
+    double c6 = low_load_p50_ms("spectre_v2=off");
+    double per_hop_us = (c6 - c1) * 1000.0 / hops;
+    print_message("p50 C1 only %.4f ms, C6 allowed %.4f ms: %.1f us per hop\n", c1, c6, per_hop_us);
+    assert_true(c1 > 3.2 && c1 < 3.4);          /* 4 x 800 us at base, plus wake paths */
+    assert_true(per_hop_us > 0.9 * (92 - 2));
+    assert_true(per_hop_us < 2 * (92 + 22));
+}
+
 /* Every default parses and passes validation; bad values are refused. */
 static void test_params(void **state)
 {
@@ -262,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_step_pass_rule),
         cmocka_unit_test(test_rt_curve_shape),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_wakeup_in_response_time),
         cmocka_unit_test(test_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,25 +46,34 @@
  *        stealing), so the pause ends when the work is done at the speed the
  *        machine gives them;
  *      - the work is a fixed part (`gc_fixed_us_per_cpu` x CPUs: roots, card
- *        table, thread stacks) plus `gc_live_us` per live transaction: one in
- *        flight or completed less than `gc_live_ms` ago (business data --
- *        receipts, baskets -- is retained for a while and must be copied out
- *        of eden).
+ *        table, thread stacks) plus `gc_live_us` per live transaction: one
+ *        completed less than `gc_live_ms` ago (business data -- receipts,
+ *        baskets -- is retained for a while and must be copied out of eden),
+ *        or one in flight, by the share of its segments done (it builds its
+ *        data as it runs; a request waiting for its first worker holds only
+ *        the request).
  *    The live set grows with IR (Little's law), so pauses lengthen as the
- *    load rises, and in-flight transactions queued behind a pause are live at
- *    the next one: near saturation this feedback runs away, which is what
- *    ends the RT curve. p99 is close to the longest pauses of a window, so it
+ *    load rises. A pause's backlog drains in the CPU time the workers have
+ *    to spare; once the machine saturates it does not, the part-done backlog
+ *    is live at the next pause, and the step collapses: the RT curve ends
+ *    at saturation, as SPECjbb's does, where the processed rate falls short
+ *    of the requested one. p99 is close to the longest pauses of a window, so it
  *    climbs through 10 ... 100 ms over the middle of the curve, in windows of
  *    a second or two, which keeps a full RT curve within the speed budget.
  *    The defaults (`segment_us`, GC constants) were chosen to put the
- *    baseline critical-jOPS / max-jOPS ratio of skx-2s near the seed's ~0.5;
- *    that ratio, not any per-variant number, is what they were fitted to.
+ *    baseline critical-jOPS / max-jOPS ratio of skx-2s near the seed's 0.506;
+ *    that ratio, not any per-variant number, is what they were fitted to
+ *    (`gc_fixed_us_per_cpu` last, for issue 26: docs/workload-jbb.md,
+ *    "Calibration").
  *    Nothing here depends on the kernel variant: differences between variants
  *    come from the machine and kernel models only.
  *
  * 3. HBIR search: from an estimate of the machine's capacity, double the rate
  *    until a probe fails, then bisect `hbir_iters` times; HBIR is the highest
- *    passing probe. Each probe starts from an empty system.
+ *    passing probe. Each probe starts from an empty system. With
+ *    `preset_hbir_jops` the search is skipped and the curve is built from
+ *    that rate, as SPECjbb's FIXED_RT controller (specjbb.controller.preset.ir)
+ *    does.
  *
  * 4. RT curve: step k injects at k x `step_pct` % of HBIR for `settle_ms`,
  *    then measures for `measure_ms`. Transactions injected in the window are
@@ -131,6 +140,7 @@ struct jbb_config {
     double measure_ms;         /* measurement window of each step, ms */
     double hbir_probe_ms;      /* measurement window of an HBIR probe, ms */
     int64_t hbir_iters;        /* bisection iterations of the HBIR search */
+    double preset_hbir_jops;   /* HBIR given instead of searched (0 = search), jOPS */
     double tolerance_pct;      /* unprocessed share of a window that still passes, % */
     int64_t max_inflight;      /* transaction slots (pool size) */
 };
@@ -148,7 +158,7 @@ static const struct wl_param jbb_params[] = {
       0, 1e7, "54", "completed transactions between young collections, per CPU (eden sized "
       "with the machine; 0 = no GC)" },
     { "gc_fixed_us_per_cpu", WL_PARAM_DOUBLE, offsetof(struct jbb_config, gc_fixed_us_per_cpu),
-      0, 1e7, "900", "fixed work of a collection (roots, card table, stacks) per CPU, us of "
+      0, 1e7, "5600", "fixed work of a collection (roots, card table, stacks) per CPU, us of "
       "reference-core work" },
     { "gc_live_us", WL_PARAM_DOUBLE, offsetof(struct jbb_config, gc_live_us), 0, 1e6, "2000",
       "copy work per live transaction, us of reference-core work" },
@@ -170,6 +180,9 @@ static const struct wl_param jbb_params[] = {
       "1500", "measurement window of an HBIR probe, ms" },
     { "hbir_iters", WL_PARAM_INT, offsetof(struct jbb_config, hbir_iters), 0, 30, "5",
       "bisection iterations of the HBIR search" },
+    { "preset_hbir_jops", WL_PARAM_DOUBLE, offsetof(struct jbb_config, preset_hbir_jops), 0,
+      1e9, "0", "HBIR to build the RT curve from, skipping the search (SPECjbb's FIXED_RT "
+      "controller with specjbb.controller.preset.ir); 0 = search for it" },
     { "tolerance_pct", WL_PARAM_DOUBLE, offsetof(struct jbb_config, tolerance_pct), 0, 50, "1",
       "share of a window's transactions that may go unprocessed in a passing step, %" },
     { "max_inflight", WL_PARAM_INT, offsetof(struct jbb_config, max_inflight), 16, 1e7, "65536",
@@ -285,6 +298,7 @@ struct jbb_run {
     struct jbb_tx *tx;              /* [max_inflight] */
     int32_t tx_free;
     int64_t inflight;
+    int64_t inflight_segs_done;     /* segments done, over the transactions in flight */
     struct wl_pool pool;            /* parked workers, transactions waiting for one */
     struct jbb_worker *worker;      /* [nworkers] */
     int nworkers, nbusy;
@@ -316,6 +330,7 @@ static struct jbb_tx *jbb_tx_alloc(struct jbb_run *run)
 
 static void jbb_tx_release(struct jbb_run *run, struct jbb_tx *t)
 {
+    run->inflight_segs_done -= t->segs_done;
     t->active = false;
     t->tagged = false;
     t->next_free = run->tx_free;
@@ -367,18 +382,22 @@ static void jbb_workers_resume(struct jbb_run *run, int waker_cpu)
 
 static void jbb_gc_begin(struct jbb_run *run, int waker_cpu);
 
-/* Transactions whose data is live now: in flight, or completed within
- * gc_live_ms (bucketed to gc_live_ms / JBB_LIVE_BUCKETS). */
-static int64_t jbb_live_tx(const struct jbb_run *run, sim_time_t now_ns)
+/* Transactions whose data is live now, in transactions' worth of data: one
+ * completed within gc_live_ms (bucketed to gc_live_ms / JBB_LIVE_BUCKETS)
+ * counts whole; one in flight counts by the share of its segments done,
+ * since a transaction allocates its data as it runs: a request still
+ * waiting for its first worker holds only the request (a few objects, taken
+ * as nothing), not the baskets and receipts its segments will build. */
+static double jbb_live_tx(const struct jbb_run *run, sim_time_t now_ns)
 {
     const struct jbb_gc *gc = &run->gc;
-    int64_t live = run->inflight;
+    double live = (double)run->inflight_segs_done / (double)run->cfg->segments;
     if (gc->live_bucket_ns <= 0)
         return live;
     int64_t epoch = now_ns / gc->live_bucket_ns;
     for (int b = 0; b < JBB_LIVE_BUCKETS; b++)
         if (epoch - gc->live_epoch[b] < JBB_LIVE_BUCKETS)
-            live += gc->live_count[b];
+            live += (double)gc->live_count[b];
     return live;
 }
 
@@ -441,7 +460,7 @@ static void jbb_gc_begin(struct jbb_run *run, int waker_cpu)
     struct jbb_gc *gc = &run->gc;
     const struct jbb_config *cfg = run->cfg;
     double work_ns = gc->fixed_ns +
-                     cfg->gc_live_us * 1e3 * (double)jbb_live_tx(run, run->w->q.now_ns);
+                     cfg->gc_live_us * 1e3 * jbb_live_tx(run, run->w->q.now_ns);
     int64_t chunks = (int64_t)ceil(work_ns / gc->chunk_ns);
     if (chunks < 1) {
         gc->phase = JBB_GC_OFF;
@@ -475,7 +494,9 @@ static void jbb_worker_done(struct world *w, struct task *task)
     struct jbb_worker *wk = container_of(task, struct jbb_worker, task);
     struct jbb_tx *t = &run->tx[wk->tx];
     run->nbusy--;
-    if (++t->segs_done >= run->cfg->segments)
+    t->segs_done++;
+    run->inflight_segs_done++;
+    if (t->segs_done >= run->cfg->segments)
         jbb_tx_complete(run, t);
     else
         jbb_dispatch(run, wk->tx, task->prev_cpu);
@@ -792,7 +813,7 @@ static int jbb_run_job(struct world *w, const void *cfgp, int load_point,
     const struct jbb_config *cfg = cfgp;
     struct jbb_run run;
     jbb_setup(&run, w, cfg);
-    double hbir = jbb_hbir_search(&run);
+    double hbir = cfg->preset_hbir_jops > 0 ? cfg->preset_hbir_jops : jbb_hbir_search(&run);
     int rc = 0;
     if (hbir <= 0) {
         snprintf(msg, msgsize, "jbb: no injection rate passed the HBIR search (the machine "
