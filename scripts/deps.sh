@@ -11,7 +11,8 @@ set -eu
 # libtracecmd-dev: `pmlab trace` reads trace-cmd trace.dat files through it;
 # its libtracecmd.pc requires libtracefs and libtraceevent, whose -dev
 # packages Debian 12 does not pull in with it. zlib1g-dev: gzipped traces.
-PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3 libsqlite3-dev nettle-dev libopenmpi-dev openmpi-bin libtracecmd-dev libtracefs-dev libtraceevent-dev zlib1g-dev"
+# trace-cmd: the test that `pmlab run --trace` files read in trace-cmd report.
+PKGS="build-essential pkg-config libinih-dev libgsl-dev libjansson-dev libcmocka-dev gnuplot-nox man-db clang libclang-rt-dev chromium-headless-shell python3 libsqlite3-dev nettle-dev libopenmpi-dev openmpi-bin libtracecmd-dev libtracefs-dev libtraceevent-dev zlib1g-dev trace-cmd"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/tracepoints.h"
 #include "world_check.h"
 #include "world_devices.h"
 
@@ -77,6 +78,7 @@ void world_measure_reset(struct world *w)
     wchain_measure_reset(w);
     isol_measure_reset(w);
     world_check_measure_reset(w);
+    tp_window_begin(w);
     if (w->interval_ns > 0) {
         rpt_set_free(&w->sample_prev);
         rpt_set_free(&w->samples);

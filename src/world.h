@@ -22,6 +22,7 @@
 #include "kernel/sched/sched.h"
 #include "sim/eventq.h"
 #include "sim/rng.h"
+#include "trace/record.h"
 
 /* Random streams of a run, one per purpose so that changing how one part
  * draws does not shift the others.
@@ -90,6 +91,11 @@ struct world {
     uint64_t nevents;         /* events handled, for the events/s figure */
     struct world_check *check; /* invariant checker (world_check.h); NULL in other builds */
     void *wl_state;           /* the running workload's state */
+    /* The simulated machine's trace (trace/record.h), NULL when not traced;
+     * trace_window_ns: the window kept, from the measurement's start (end
+     * -1: to the end of the run). */
+    struct trace_buf *trace;
+    sim_time_t trace_window_ns[2];
 };
 
 struct world_key {

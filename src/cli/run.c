@@ -73,6 +73,16 @@ static void run_usage(void)
            "                           type (JSON series per_cpu, per_type.TYPE)\n"
            "  --interval MS            also turbostat --interval's samples every MS ms of\n"
            "                           simulated time (JSON series interval; a time plot)\n"
+           "  --trace DIR              also write the first replication of each variant as a\n"
+           "                           trace-cmd trace.dat, DIR/VARIANT.dat (created if\n"
+           "                           missing): power:cpu_idle, power:cpu_frequency,\n"
+           "                           sched:sched_switch, sched_wakeup(_new), over the\n"
+           "                           measurement window; for trace-cmd report, KernelShark,\n"
+           "                           Perfetto and pmlab trace stats\n"
+           "  --trace-window START:END  trace only ms START to END of the measurement window\n"
+           "                           (END empty: to its end)\n"
+           "  --trace-max-mib N        stop a trace at N MiB of events (default 256), saying\n"
+           "                           where on stderr\n"
            "  --plot DIR               also write plots (PNG and SVG, with their gnuplot scripts\n"
            "                           and data) into DIR: RT curve, residency, primary metric and\n"
            "                           package power with CIs, latency CDF, above/below; needs\n"
@@ -107,6 +117,9 @@ struct run_args {
     const char *cpus;          /* --cpus LIST, checked once the machine is known */
     bool per_cpu;              /* --per-cpu */
     int64_t interval_ms;       /* --interval MS; 0: none */
+    const char *trace_dir;     /* --trace DIR */
+    int64_t trace_window_ms[2]; /* --trace-window START:END, ms; END -1: the end */
+    int64_t trace_max_mib;     /* --trace-max-mib */
     struct runner_opts opts;
     bool reps_set, max_reps_set;
     bool quiet;
@@ -146,6 +159,42 @@ static int run_check_args(const struct run_args *a)
     return 0;
 }
 
+/* --trace DIR: made if missing; it must be a directory. */
+static int run_trace_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pmlab run: --trace %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "pmlab run: --trace %s: not a directory\n", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* --trace-window START:END in ms of simulated time from the measurement's
+ * start; END may be empty (the end of the run). */
+static int run_parse_trace_window(const char *text, int64_t *w)
+{
+    const char *colon = strchr(text, ':');
+    char start[32];
+    if (!colon || (size_t)(colon - text) >= sizeof start)
+        goto bad;
+    memcpy(start, text, (size_t)(colon - text));
+    start[colon - text] = '\0';
+    w[1] = -1;
+    if (str_to_i64(start, &w[0]) != 0 || w[0] < 0 ||
+        (colon[1] && (str_to_i64(colon + 1, &w[1]) != 0 || w[1] <= w[0])))
+        goto bad;
+    return 0;
+bad:
+    fprintf(stderr, "pmlab run: --trace-window: expected START:END in ms from the measurement's "
+                    "start (END > START, or empty for the end of the run), got '%s'\n", text);
+    return -1;
+}
+
 /* Parse argv; returns 0, 1 for --help (exit 0), or -1 (exit 2). */
 static int run_parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -163,6 +212,9 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         { "primary", required_argument, NULL, 'p' },
         { "per-cpu", no_argument, NULL, 'U' },
         { "interval", required_argument, NULL, 'I' },
+        { "trace", required_argument, NULL, 'T' },
+        { "trace-window", required_argument, NULL, 'W' },
+        { "trace-max-mib", required_argument, NULL, 'X' },
         { "set", required_argument, NULL, 'S' },
         { NULL, 0, NULL, 0 },
     };
@@ -208,6 +260,15 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'U': a->per_cpu = true; break;
         case 'I':
             if (run_parse_int("--interval", optarg, 1, 3600000, &a->interval_ms) != 0)
+                return -1;
+            break;
+        case 'T': a->trace_dir = optarg; break;
+        case 'W':
+            if (run_parse_trace_window(optarg, a->trace_window_ms) != 0)
+                return -1;
+            break;
+        case 'X':
+            if (run_parse_int("--trace-max-mib", optarg, 1, 65536, &a->trace_max_mib) != 0)
                 return -1;
             break;
         case 'p': a->opts.primary = optarg; break;
@@ -523,7 +584,7 @@ static int run_write_outputs(const struct run_args *a, const struct scenario *s,
 
 static int run_main(int argc, char **argv)
 {
-    struct run_args a = { .format = "table" };
+    struct run_args a = { .format = "table", .trace_window_ms = { 0, -1 }, .trace_max_mib = 256 };
     int prc = run_parse_args(argc, argv, &a);
     if (prc != 0)
         return prc > 0 ? (run_usage(), 0) : EXIT_BAD_INPUT;
@@ -547,6 +608,15 @@ static int run_main(int argc, char **argv)
     }
     s->report_per_cpu = a.per_cpu;
     s->report_interval_ms = a.interval_ms;
+    s->trace_dir = a.trace_dir;
+    s->trace_window_ms[0] = a.trace_window_ms[0];
+    s->trace_window_ms[1] = a.trace_window_ms[1];
+    s->trace_max_mib = a.trace_max_mib;
+    s->trace_quiet = a.quiet;
+    if (a.trace_dir && run_trace_dir(a.trace_dir) != 0) {
+        scenario_free(s);
+        return EXIT_BAD_INPUT;
+    }
     int sel[RUN_MAX_SELECT];
     if (a.nselect) {
         a.opts.nvariants = run_select_variants(&a, s, sel);

@@ -24,6 +24,7 @@
 #include "util/strutil.h"
 #include "util/xalloc.h"
 #include "kernel/kvm/kvm.h"
+#include "trace/tracedat_write.h"
 #include "world.h"
 
 struct job_slot {
@@ -59,6 +60,63 @@ static void job_decode(const struct pool *p, int j, int *variant, int *rep, int 
     *rep = j / (p->npoints * p->nvar);
 }
 
+/* --trace: replication 0 of each variant, first load point, is traced. */
+static void job_trace_begin(const struct scenario *s, struct world *w, int rep, int point)
+{
+    if (!s->trace_dir || rep != 0 || point != 0)
+        return;
+    w->trace = trace_buf_new(s->machine->ncpus, SIM_TIME_MAX, -1,
+                             (size_t)s->trace_max_mib << 20);
+    w->trace_window_ns[0] = s->trace_window_ms[0] * SIM_NS_PER_MS;
+    w->trace_window_ns[1] = s->trace_window_ms[1] < 0 ? -1 : s->trace_window_ms[1] * SIM_NS_PER_MS;
+}
+
+/* The line a written trace gets on stderr: its events by type (what
+ * trace-cmd report will count), size and window; and where it stopped if
+ * it reached the size limit (that line even with --quiet). */
+static void job_trace_report(const struct scenario *s, const struct trace_buf *b, const char *path)
+{
+    static const char *const names[TRACE_REC_NTYPES] = {
+        "cpu_idle", "cpu_frequency", "sched_switch", "sched_wakeup", "sched_wakeup_new",
+    };
+    if (b->truncated_ns >= 0)
+        fprintf(stderr, "pmlab run: %s: stopped at %.6f s of simulated time, the %lld MiB limit "
+                        "(--trace-max-mib)\n", path, (double)b->truncated_ns / SIM_NS_PER_S,
+                (long long)s->trace_max_mib);
+    if (s->trace_quiet)
+        return;
+    char counts[256];
+    size_t at = 0;
+    uint64_t all = 0;
+    for (int t = 0; t < TRACE_REC_NTYPES; t++) {
+        at += (size_t)snprintf(counts + at, sizeof counts - at, "%s%s %llu", t ? ", " : "",
+                               names[t], (unsigned long long)b->nrecs[t]);
+        all += b->nrecs[t];
+    }
+    fprintf(stderr, "pmlab run: trace %s: %llu events (%s), %.1f MiB\n", path,
+            (unsigned long long)all, counts, (double)b->bytes / (1 << 20));
+}
+
+/* Write the trace as DIR/VARIANT.dat; a truncated one says where it stopped. */
+static void job_trace_end(const struct scenario *s, struct world *w, int v, struct job_slot *slot)
+{
+    if (!w->trace)
+        return;
+    char *path = xasprintf("%s/%s.dat", s->trace_dir, s->variants[v].name);
+    struct diag d = { 0 };
+    if (tracedat_write(w->trace, path, &d) != 0) {
+        size_t n = strlen(d.msg) < sizeof slot->msg - 1 ? strlen(d.msg) : sizeof slot->msg - 1;
+        memcpy(slot->msg, d.msg, n);
+        slot->msg[n] = '\0';
+        slot->failed = true;
+    } else {
+        job_trace_report(s, w->trace, path);
+    }
+    free(path);
+    trace_buf_free(w->trace);
+    w->trace = NULL;
+}
+
 static void job_run(struct pool *p, int j)
 {
     int sel, rep, point;
@@ -78,8 +136,12 @@ static void job_run(struct pool *p, int j)
     w.interval_ns = (sim_time_t)s->report_interval_ms * SIM_NS_PER_MS;
     w.wl_affinity = s->wl_affinity;
     struct job_slot *slot = &p->slot[j];
+    job_trace_begin(s, &w, rep, point);
     if (s->wl->run(&w, scenario_wl_cfg(s, v, p->quick), point, &slot->metrics, slot->msg, sizeof slot->msg) != 0)
         slot->failed = true;
+    if (!slot->failed)
+        job_trace_end(s, &w, v, slot);
+    trace_buf_free(w.trace);
     slot->nevents = w.nevents;
     slot->sim_ns = w.q.now_ns;
     world_destroy(&w);

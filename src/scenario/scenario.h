@@ -73,6 +73,14 @@ struct scenario {
     struct rpt_min_effect min_effect; /* [report] min_effect_CLASS_pct (results.h) */
     bool report_per_cpu;        /* --per-cpu: the per_cpu and per_type.* series */
     int64_t report_interval_ms; /* --interval: the interval series' period; 0 = none */
+    /* --trace DIR: the first replication of each variant (first load point)
+     * is traced into DIR/VARIANT.dat (trace/record.h), keeping the window
+     * trace_window_ms (from the measurement's start; end -1: its end) and at
+     * most trace_max_mib MiB of events. NULL: no trace. */
+    const char *trace_dir;
+    int64_t trace_window_ms[2];
+    int64_t trace_max_mib;
+    bool trace_quiet;           /* --quiet: no line per trace written */
     bool *wl_affinity;          /* [machine->ncpus]: [workload] affinity, the CPUs the
                                  * workload's threads may run on; NULL: every CPU */
     struct scenario_measured *measured; /* [measured], in file order */

@@ -230,6 +230,7 @@ static void compute_start(struct compute_run *run)
     for (int i = 0; i < run->cfg->bg_tasks; i++) {
         struct compute_bg *bg = &run->bg[i];
         task_init(&bg->task, compute_bg_done, WL_LAUNCH_CPU);
+        bg->task.comm = "geekbench-bg";
         wl_task_affinity(w, &bg->task);
         sim_event_init(&bg->timer, compute_bg_timer);
         double phase = sim_rng_uniform(&w->rng[WORLD_STREAM_BACKGROUND]);
@@ -237,6 +238,7 @@ static void compute_start(struct compute_run *run)
                            (sim_time_t)(phase * run->cfg->bg_period_ms * SIM_NS_PER_MS));
     }
     task_init(&run->main, compute_main_done, WL_LAUNCH_CPU);
+    run->main.comm = "geekbench";
     wl_task_affinity(w, &run->main);
     run->main_forks = true;
     task_fork(w, &run->main, 0, WL_LAUNCH_CPU);

@@ -235,6 +235,7 @@ static void ct_start_threads(struct ct_run *run)
         th->interval_ns = (sim_time_t)((run->cfg->interval_us + i * run->cfg->distance_us) * 1000.0);
         sim_event_init(&th->timer_ev, ct_timer_fired);
         task_init(&th->task, ct_thread_ran, WL_LAUNCH_CPU);
+        th->task.comm = "cyclictest";
         if (run->cfg->priority > 0)
             task_set_scheduler(&th->task, SCHED_POLICY_FIFO, (int)run->cfg->priority);
         if (run->cfg->pin)

@@ -493,6 +493,7 @@ static void rp_start(struct rp_run *run)
         tk->irq_cpu = -1;
         int first = tk->def->first_cpu >= 0 ? run->map[tk->def->first_cpu] : WL_LAUNCH_CPU;
         task_init(&tk->task, rp_task_ran, first);
+        tk->task.comm = "replay";
         wl_task_affinity(w, &tk->task);
         if (tk->def->parent >= 0) {
             sim_event_init(&tk->wake_ev, rp_wake_fired);

@@ -189,7 +189,7 @@ static void rr_pool_start(struct rr_run *run)
     struct world *w = run->w;
     for (int i = 0; i < run->nworkers; i++) {
         struct task *t = &run->worker[i].task;
-        wl_task_spawn(w, t, rr_worker_started, 0, WL_LAUNCH_CPU);
+        wl_task_spawn_named(w, t, "rr-worker", rr_worker_started, 0, WL_LAUNCH_CPU);
     }
 }
 
@@ -228,7 +228,8 @@ static void rr_arrival(struct sim_event *ev, void *arg)
     if (run->use_pool)
         rr_pool_dispatch(w, run, req, irq_cpu);
     else
-        wl_task_spawn(w, &req->task, rr_request_done, rr_service_ns(run), irq_cpu);
+        wl_task_spawn_named(w, &req->task, "rr-request", rr_request_done, rr_service_ns(run),
+                            irq_cpu);
     double gap = sim_rng_exp(&w->rng[WORLD_STREAM_ARRIVAL], run->mean_gap_ns);
     sim_event_schedule(&w->q, &run->arrival_ev, w->q.now_ns + 1 + (sim_time_t)gap);
 }

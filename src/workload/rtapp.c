@@ -575,6 +575,7 @@ static void rt_start_threads(struct rt_run *run)
             sim_event_init(&th->wake_ev, rt_wake_fired);
             sim_event_init(&th->runtime_ev, rt_runtime_over);
             task_init(&th->task, rt_thread_ran, WL_LAUNCH_CPU);
+            th->task.comm = "rt-app";
             rt_apply_policy(&th->task, th->def);
             th->phase = 0;
             rt_apply_affinity(run, th);  /* the first phase's from the fork on */

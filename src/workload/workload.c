@@ -41,12 +41,19 @@ void wl_task_affinity(const struct world *w, struct task *t)
         task_set_cpus_allowed(t, w->wl_affinity, w->machine->ncpus);
 }
 
+void wl_task_spawn_named(struct world *w, struct task *t, const char *comm, task_done_fn done,
+                         double work_ns, int parent_cpu)
+{
+    task_init(t, done, parent_cpu);
+    t->comm = comm;
+    wl_task_affinity(w, t);
+    task_fork(w, t, work_ns, parent_cpu);
+}
+
 void wl_task_spawn(struct world *w, struct task *t, task_done_fn done, double work_ns,
                    int parent_cpu)
 {
-    task_init(t, done, parent_cpu);
-    wl_task_affinity(w, t);
-    task_fork(w, t, work_ns, parent_cpu);
+    wl_task_spawn_named(w, t, NULL, done, work_ns, parent_cpu);
 }
 
 double wl_cpu_top_speed(const struct hw_machine *m, int cpu)

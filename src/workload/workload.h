@@ -130,6 +130,10 @@ void wl_task_affinity(const struct world *w, struct task *t);
  * kernel's fork placement (task_fork). */
 void wl_task_spawn(struct world *w, struct task *t, void (*done)(struct world *, struct task *),
                    double work_ns, int parent_cpu);
+/* wl_task_spawn with the task's name in a trace (comm: static text). */
+void wl_task_spawn_named(struct world *w, struct task *t, const char *comm,
+                         void (*done)(struct world *, struct task *), double work_ns,
+                         int parent_cpu);
 /* The speed of machine CPU cpu running alone at its core type's top
  * frequency (single-core turbo, else max_mhz) relative to the reference
  * (hw/cpu.h: type 0 at base frequency): the reference work it does in 1 ns.

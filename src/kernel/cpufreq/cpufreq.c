@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernel/sched/sched.h"
+#include "kernel/tracepoints.h"
 #include "util/xalloc.h"
 #include "world.h"
 #include "util/container.h"
@@ -233,6 +234,7 @@ void cpufreq_set_core_mhz(struct world *w, int core, uint32_t want_mhz)
         for (int i = 0; i < c->nthreads; i++)
             rq_clock_pelt_sync(w, c->cpus[i]);
     hw_core_set_mhz(&w->hw, core, mhz, w->q.now_ns);
+    tp_cpu_frequency(w, core, mhz);
     if (w->sched.cpu)   /* NULL while the world is being built */
         sched_core_speed_changed(w, core);
 }

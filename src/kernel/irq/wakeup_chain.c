@@ -78,8 +78,10 @@ void wchain_init(struct world *w)
     wc->thr = xcalloc((size_t)n, sizeof *wc->thr);
     /* Fair tasks: on a busy CPU the fair class decides whether they preempt
      * the running task (wakeup_preempt_fair, sched/fair_entity.c). */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         task_init(&wc->thr[i].task, wchain_thread_done, i);
+        wc->thr[i].task.comm = "kworker";
+    }
     wchain_housekeeping(w);
 }
 

@@ -425,6 +425,7 @@ void kvm_create_vms(struct world *w, const struct kvm_vm_config *cfg, int n)
             /* QEMU's main thread (on CPU 0) creates the vCPU thread; the
              * kernel places it, or its pin does. */
             task_init(&v->task, kvm_vcpu_started, KVM_QEMU_CPU);
+            v->task.comm = "qemu-vcpu";
             v->task.rq_grew = kvm_vcpu_rq_grew;
             task_set_affinity(&v->task, cfg[i].npin ? cfg[i].pin[j] : -1);
             v->starting = true;
@@ -953,6 +954,7 @@ void kvm_iothread_start(struct world *w, struct kvm_iothread *io, int parent_cpu
 {
     memset(io, 0, sizeof *io);
     task_init(&io->task, kvm_iothread_started, parent_cpu);
+    io->task.comm = "qemu-iothread";
     if (w->kvm.iothread_mask)
         task_set_cpus_allowed(&io->task, w->kvm.iothread_mask, w->machine->ncpus);
     io->starting = true;

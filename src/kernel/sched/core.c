@@ -6,6 +6,7 @@
 #include "kernel/cpufreq/cpufreq.h"
 #include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
+#include "kernel/tracepoints.h"
 #include "util/xalloc.h"
 #include "world.h"
 #include "util/container.h"
@@ -356,6 +357,7 @@ static struct task *sched_take_curr(struct world *w, int cpu)
     t->sum_exec_ns += now - t->exec_start_ns;
     t->exec_start_ns = now;
     sched_set_curr(w, cpu, NULL);
+    w->sched.cpu[cpu].prev_runnable = true;   /* preempted or moved: still runnable */
     return t;
 }
 
@@ -460,6 +462,8 @@ void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_
     int cpu = continues ? t->prev_cpu : select_task_rq(w, t, waker_cpu, false);
     task_avg_sync(w, t, TASK_AVG_QUEUED);
     w->sched.nr_wakeups++;
+    if (!continues)
+        tp_sched_wakeup(w, t, cpu, waker_cpu, false);
     sched_activate(w, t, cpu, continues ? FAIR_ENQUEUE_RESTORE : FAIR_ENQUEUE_WAKEUP);
 }
 
@@ -475,6 +479,7 @@ void task_fork(struct world *w, struct task *t, double work_ns, int parent_cpu)
     fair_post_init_util(w, t, cpu);
     task_avg_sync(w, t, TASK_AVG_QUEUED);
     w->sched.nr_wakeups++;
+    tp_sched_wakeup(w, t, cpu, parent_cpu, true);
     sched_activate(w, t, cpu, FAIR_ENQUEUE_INITIAL);
 }
 
@@ -489,6 +494,8 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     sched_rt_bw_start(w, cpu, t);
     fair_server_task_start(w, cpu, t);
     sched_balance_nohz_exit(w, cpu);
+    tp_sched_switch(w, cpu, t, !c->prev_runnable);
+    c->prev_runnable = false;
     sched_set_curr(w, cpu, t);
     c->had_task = true;
     t->cpu = cpu;

@@ -12,6 +12,7 @@
  * write before MWAIT is not charged (it is off the wakeup's critical path); a tick on a polling CPU (idle=poll) costs nothing;
  * s2idle and TIMER_STOP broadcast are not modelled. */
 #include "kernel/sched/idle.h"
+#include "kernel/tracepoints.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -467,6 +468,7 @@ static void idle_cpuidle_enter(struct world *w, int cpu)
     int idx = is->gov->select(&is->drv, dev, &stop_tick);
     idle_tick_decide(w, cpu, stop_tick);
     const struct cpuidle_state *st = &is->drv.states[idx];
+    tp_cpu_idle(w, cpu, (uint32_t)idx);
     ic->state = idx;
     ic->in_idle = true;
     ic->entered_ns = ic->acct_since_ns = now;
@@ -486,6 +488,7 @@ void idle_enter(struct world *w, int cpu)
 {
     struct idle_sys *is = &w->idle;
     struct idle_cpu *ic = &is->cpu[cpu];
+    tp_sched_switch(w, cpu, NULL, true);
     if (is->mode == IDLE_MODE_CPUIDLE) {
         idle_cpuidle_enter(w, cpu);
         return;
@@ -585,6 +588,7 @@ void idle_exit_end(struct world *w, int cpu)
         struct cpuidle_device *dev = &is->dev[cpu];
         int idx = ic->state;
         idle_acct_close(is, cpu, w->q.now_ns);
+        tp_cpu_idle(w, cpu, TRACE_IDLE_EXIT_STATE);
         dev->poll_time_limit = ic->wake == IDLE_WAKE_POLL_LIMIT;
         dev->woke_by_tick = ic->wake == IDLE_WAKE_TICK;
         cpuidle_account(&is->drv, dev, idx, w->q.now_ns - ic->entered_ns, false);

@@ -132,6 +132,8 @@ struct task {
     bool run_to_parity;         /* EEVDF: picked and not yet given a new slice
                                  * (set_next_entity's vlag = deadline) */
     struct task *next;          /* runqueue link */
+    const char *comm;           /* its name in a trace (NULL: "task"; static text) */
+    int32_t trace_pid;          /* its pid in the world's trace, 0 until first traced */
 };
 
 /* fair_server.c: a CPU's deadline server for its fair tasks (v6.12+). */
@@ -187,6 +189,8 @@ struct sched_cpu {
     struct sim_event slice_ev;  /* next tick while fair tasks share the CPU (fair_entity.c) */
     sim_time_t min_vruntime;    /* cfs_rq->min_vruntime */
     sim_time_t irq_until_ns;    /* an interrupt handler runs over curr until then */
+    bool prev_runnable;         /* the task it last stopped running stays runnable
+                                 * (preempted or moved), for sched_switch's prev_state */
     uint64_t nr_busy_irqs;      /* interrupts taken while a task ran (sched_irq_on_busy) */
 };
 
