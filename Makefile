@@ -58,7 +58,8 @@ B       := build/$(V)
 PREFIX  ?= /usr/local
 DATADIR := $(PREFIX)/share/pmlab
 CFLAGS_ALL := $(BASEFLAGS) -I$(B)/config $(OPTFLAGS) $(CFLAGS)
-# The commit a sweep database records as provenance (src/sweep/store.c):
+# The commit a sweep database and a run's configuration record as provenance
+# (src/util/version.c):
 # only that object is rebuilt when it changes.
 GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 $(shell mkdir -p $(B) && echo '$(GIT_COMMIT)' | cmp -s - $(B)/git-commit || echo '$(GIT_COMMIT)' >$(B)/git-commit)
@@ -82,8 +83,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 	build-fuzz fuzz fuzz-smoke check-invariants
 all: pmlab
 
-$(B)/src/sweep/store.o: $(B)/git-commit
-$(B)/src/sweep/store.o: CFLAGS_ALL += -DPMLAB_GIT_COMMIT='"$(GIT_COMMIT)"'
+$(B)/src/util/version.o: $(B)/git-commit
+$(B)/src/util/version.o: CFLAGS_ALL += -DPMLAB_GIT_COMMIT='"$(GIT_COMMIT)"'
 
 pmlab: $(B)/pmlab
 	@cp $< $@.tmp && mv -f $@.tmp $@
