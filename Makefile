@@ -58,7 +58,8 @@ B       := build/$(V)
 PREFIX  ?= /usr/local
 DATADIR := $(PREFIX)/share/pmlab
 CFLAGS_ALL := $(BASEFLAGS) -I$(B)/config $(OPTFLAGS) $(CFLAGS)
-# The commit a sweep database records as provenance (src/sweep/store.c):
+# The commit a sweep database and a run's configuration record as provenance
+# (src/util/version.c):
 # only that object is rebuilt when it changes.
 GIT_COMMIT := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 $(shell mkdir -p $(B) && echo '$(GIT_COMMIT)' | cmp -s - $(B)/git-commit || echo '$(GIT_COMMIT)' >$(B)/git-commit)
@@ -71,7 +72,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_S ?= 60
-FUZZ_SMOKE_S ?= 10
+FUZZ_SMOKE_S ?= 5
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
@@ -82,8 +83,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 	build-fuzz fuzz fuzz-smoke check-invariants
 all: pmlab
 
-$(B)/src/sweep/store.o: $(B)/git-commit
-$(B)/src/sweep/store.o: CFLAGS_ALL += -DPMLAB_GIT_COMMIT='"$(GIT_COMMIT)"'
+$(B)/src/util/version.o: $(B)/git-commit
+$(B)/src/util/version.o: CFLAGS_ALL += -DPMLAB_GIT_COMMIT='"$(GIT_COMMIT)"'
 
 pmlab: $(B)/pmlab
 	@cp $< $@.tmp && mv -f $@.tmp $@
@@ -122,11 +123,14 @@ $(B)/%.o: %.c
 	@echo "CC [$(V)] $<"
 	@$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
+# -fno-lto: the release objects carry LTO code too, and without it the
+# linker plugin would run a whole-program LTO pass for each of the ~50 test
+# binaries (most of make test's build time); they link the ordinary code.
 $(B)/tests/%: $(B)/tests/%.o $(B)/libpmlab.a
-	$(CC) -o $@ $^ -lcmocka $(LDLIBS_ALL)
+	$(CC) -fno-lto -o $@ $^ -lcmocka $(LDLIBS_ALL)
 
 $(B)/bench/%: $(B)/bench/%.o $(B)/libpmlab.a
-	$(CC) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) -fno-lto -o $@ $^ $(LDLIBS_ALL)
 
 $(B)/fuzz/%: $(B)/tests/fuzz/%.o $(B)/libpmlab.a
 	@mkdir -p $(dir $@)
@@ -139,23 +143,29 @@ asan:
 	$(MAKE) V=asan build/asan/pmlab
 
 # Unit tests and CLI tests run twice: optimised, then under ASan+UBSan.
+# Every build first (TEST_JOBS compilers at a time, 2 by default), then every test as one pool
+# of tasks run two at a time, longest first (scripts/testpool.sh: each
+# task's log is printed as it ends), then the fuzz smoke (two targets at a
+# time itself).
+TEST_JOBS ?= 2
 test:
-	$(MAKE) V=rel build-tests
-	$(MAKE) V=rel MPI=1 build/rel/pmlab-mpi
-	$(MAKE) V=asan build-tests
-	$(MAKE) V=rel unit-tests cli-tests
-	$(MAKE) V=asan unit-tests cli-tests
-	$(MAKE) V=rel scenario-tests
-	$(MAKE) V=rel browser-tests
-	$(MAKE) check-invariants
-	$(MAKE) fuzz-smoke
+	$(MAKE) -j$(TEST_JOBS) V=rel build-tests
+	$(MAKE) -j$(TEST_JOBS) V=rel MPI=1 build/rel/pmlab-mpi
+	$(MAKE) -j$(TEST_JOBS) V=asan build-tests
+	$(MAKE) -j$(TEST_JOBS) V=inv build/inv/pmlab
+	$(MAKE) -j$(TEST_JOBS) V=fuzz build-fuzz
+	@sh scripts/testpool.sh
+	@sh scripts/fuzz.sh $(FUZZ_SMOKE_S) smoke
 	@echo "test: all passed (rel and asan)"
 
 unit-tests:
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
 
+# tests/cli/install.sh builds its own release copy: run under rel only.
 cli-tests:
-	@set -e; for t in tests/cli/*.sh; do echo "== $$t ($(V))"; PMLAB=$(B)/pmlab PMLAB_MPI=$(B)/pmlab-mpi sh $$t; done
+	@set -e; for t in tests/cli/*.sh; do \
+	    [ "$(V)" = rel ] || [ $$t != tests/cli/install.sh ] || continue; \
+	    echo "== $$t ($(V))"; PMLAB=$(B)/pmlab PMLAB_MPI=$(B)/pmlab-mpi sh $$t; done
 
 # Seed scenarios in their quick configuration, asserting each published
 # effect within stated bounds (optimised build only: they are long).

@@ -194,6 +194,30 @@ static void test_wheel_far_order(void **state)
     sim_eventq_destroy(&q);
 }
 
+/* A bucket the horizon has drained gives its capacity back (issue 27 item
+ * 14): 4096 events crowding one far bucket, then all popped, leave the wheel
+ * holding no more than its initial few slots per bucket (was: 4096 kept). */
+static void test_wheel_bucket_shrinks(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    struct sim_event *evs = calloc(N, sizeof *evs);
+    struct sim_eventq q;
+    sim_eventq_init(&q);
+    for (int i = 0; i < N; i++) {
+        sim_event_init(&evs[i], NULL);
+        sim_event_schedule(&q, &evs[i], 500000000LL + i); /* one ~1 ms bucket, 0.5 s on */
+    }
+    for (int i = 0; i < N; i++)
+        assert_non_null(sim_eventq_pop(&q));
+    size_t most = 0;
+    for (int b = 0; b < 256; b++)
+        most = q.wheel[b].cap > most ? q.wheel[b].cap : most;
+    assert_true(most <= 16);
+    sim_eventq_destroy(&q);
+    free(evs);
+}
+
 /* Ties: events at one time fire in the order they were scheduled, and a
  * reschedule to the same time moves the event to the back. */
 static void test_fifo_equal_times(void **state)
@@ -384,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_reschedule_not_pending),
         cmocka_unit_test(test_init_sets_handler),
         cmocka_unit_test(test_memory_bounded),
+        cmocka_unit_test(test_wheel_bucket_shrinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

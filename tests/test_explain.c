@@ -105,6 +105,14 @@ static void test_cpufreq_groups(void **state)
     assert_string_equal(x.line[2], "cpufreq cpus 1,3: governor performance, scaling 800-4000 MHz "
                                    "(cpuinfo 800-4000), EPP 128");
     explain_free(&x);
+    /* amd-pstate-epp is CPPC's autonomous selection, not HWP (issue 27 item 14). */
+    struct cpufreq_explain amd = { .driver = "amd-pstate-epp", .hwp = true, .ncpus = 4,
+                                   .cpu = cpu,
+                                   .autonomous = "CPPC autonomous selection (active mode, EPP)" };
+    explain_add_cpufreq(&x, &amd);
+    assert_string_equal(x.line[0], "cpufreq: driver amd-pstate-epp, CPPC autonomous selection "
+                                   "(active mode, EPP) on");
+    explain_free(&x);
 }
 
 static void test_itmt_priority_runs(void **state)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/cells.h"
 #include "report/results.h"
 
 static void fill(struct rpt_metric *m, const char *name, enum rpt_better better, double *v, int n)
@@ -42,6 +43,102 @@ static void test_ci(void **state)
     /* t(0.975, 4) = 2.776445; half = 2.776445 * 1.581139 / sqrt(5) = 1.963243 */
     assert_float_equal(m.ci_hi - m.mean, 1.963243, 1e-5);
     free(m.values);
+}
+
+static void fill_unit(struct rpt_metric *m, const char *unit, double *v, int n)
+{
+    struct rpt_variant var = { 0 };
+    struct rpt_metric_set sets[8] = { 0 };
+    for (int i = 0; i < n; i++)
+        rpt_set_put(&sets[i], "m", unit, RPT_NEUTRAL, v[i]);
+    rpt_variant_summarize(&var, sets, n);
+    *m = var.metrics[0];
+    for (int i = 0; i < n; i++)
+        rpt_set_free(&sets[i]);
+    free(var.metrics);
+}
+
+/* Bounded quantities (issue 27 item 10): a share's and a latency's t
+ * interval cut at 0 and 100 %; the mean, and the half-width --ci-target
+ * reads, stay the t interval's. Unknown units and out-of-range values get
+ * no cut. */
+static void test_ci_cut_to_range(void **state)
+{
+    (void)state;
+    double share[5] = { 0.1, 0.2, 0.0, 5.0, 0.1 }; /* mean 1.08, sd 2.1937, half 2.7239 */
+    struct rpt_metric m;
+    fill_unit(&m, "%", share, 5);
+    assert_float_equal(m.mean, 1.08, 1e-12);
+    assert_float_equal(m.half_width, 2.776445 * sqrt(4.807) / sqrt(5), 1e-4);
+    assert_float_equal(m.ci_lo, 0, 0);
+    assert_float_equal(m.ci_hi, m.mean + m.half_width, 1e-12);
+    assert_true(m.ci_cut);
+    free(m.values);
+    double full[3] = { 100, 99, 100 };
+    fill_unit(&m, "%", full, 3);
+    assert_float_equal(m.ci_hi, 100, 0);
+    assert_true(m.ci_cut && m.ci_lo < m.mean);
+    free(m.values);
+    double lat[3] = { 0.5, 9, 0.4 };
+    fill_unit(&m, "us", lat, 3);
+    assert_float_equal(m.ci_lo, 0, 0);
+    free(m.values);
+    fill_unit(&m, "u", lat, 3); /* no known range */
+    assert_true(m.ci_lo < 0 && !m.ci_cut);
+    free(m.values);
+    double neg[3] = { -1, 2, 0.5 }; /* a value the unit says cannot be: no claim */
+    fill_unit(&m, "us", neg, 3);
+    assert_true(m.ci_lo < 0 && !m.ci_cut);
+    free(m.values);
+    double ok[5] = { 10, 12, 11, 13, 9 };
+    fill_unit(&m, "us", ok, 5);
+    assert_false(m.ci_cut);
+    assert_float_equal(m.ci_hi - m.mean, 1.963243, 1e-5);
+    free(m.values);
+}
+
+/* A delta's interval stops where the variant's mean would leave the range:
+ * a share from 90 % cannot move below -90 pp (-100 %) or above +10 pp. */
+static void test_delta_cut_to_range(void **state)
+{
+    (void)state;
+    double a[3] = { 90, 95, 85 }, b[3] = { 1, 60, 2 };
+    struct rpt_metric ma, mb;
+    fill_unit(&ma, "%", a, 3);
+    fill_unit(&mb, "%", b, 3);
+    struct rpt_comparison c;
+    rpt_compare_metric(&ma, &mb, false, 0, NULL, &c);
+    assert_float_equal(c.delta, 21 - 90, 1e-12);
+    assert_float_equal(c.ci_lo, -90, 1e-12);
+    assert_float_equal(c.ci_lo_pct, -100, 1e-12);
+    assert_true(c.ci_cut && c.ci_hi <= 10 && !c.constant);
+    free(ma.values);
+    free(mb.values);
+}
+
+/* A constant metric says so: no "± 0.00", no [-inf, +inf]; a cut interval
+ * is shown by its ends. */
+static void test_cells_constant_and_cut(void **state)
+{
+    (void)state;
+    double k[3] = { 12, 12, 12 }, l[3] = { 10, 10, 10 }, share[5] = { 0.1, 0.2, 0.0, 5.0, 0.1 };
+    struct rpt_metric a, b, sh;
+    fill_unit(&a, "us", k, 3);
+    fill_unit(&b, "us", l, 3);
+    fill_unit(&sh, "%", share, 5);
+    char buf[96], delta[48], ci[96], p[24], padj[24];
+    rpt_cell_mean_ci(&a, buf, sizeof buf);
+    assert_string_equal(buf, "12.00 constant (3)");
+    rpt_cell_mean_ci(&sh, buf, sizeof buf);
+    assert_string_equal(buf, "1.08 [0.00, 3.80] (5)");
+    struct rpt_comparison c;
+    rpt_compare_metric(&a, &b, true, 0, NULL, &c);
+    rpt_cell_delta(&c, delta, sizeof delta, ci, sizeof ci, p, padj, sizeof p);
+    assert_string_equal(delta, "-16.67%");
+    assert_string_equal(ci, "constant (3)");
+    free(a.values);
+    free(b.values);
+    free(sh.values);
 }
 
 static void test_welch(void **state)
@@ -212,7 +309,11 @@ static void test_paired_degenerate(void **state)
     assert_int_equal(r.cmp[0].test, RPT_TEST_SIGNFLIP);
     assert_string_equal(rpt_test_name(r.cmp[0].test), "sign-flip");
     assert_float_equal(r.cmp[0].p_value, 0.25, 1e-12);
-    assert_true(isinf(r.cmp[0].ci_lo) && isinf(r.cmp[0].ci_hi));
+    /* Three pairs cannot bound a sign-flip interval; a latency cannot fall
+     * below 0, so its lower end is -10 us (-100 %) from the baseline's 10. */
+    assert_float_equal(r.cmp[0].ci_lo, -10, 1e-12);
+    assert_float_equal(r.cmp[0].ci_lo_pct, -100, 1e-12);
+    assert_true(isinf(r.cmp[0].ci_hi) && r.cmp[0].ci_cut && r.cmp[0].constant);
     assert_string_equal(r.cmp[0].verdict, "noise");
     rpt_results_free(&r);
 }
@@ -386,6 +487,8 @@ int main(void)
         cmocka_unit_test(test_paired_comparison), cmocka_unit_test(test_holm_family),
         cmocka_unit_test(test_holm_cpus_view_family), cmocka_unit_test(test_paired_degenerate),
         cmocka_unit_test(test_one_replication), cmocka_unit_test(test_near_zero_baseline),
+        cmocka_unit_test(test_ci_cut_to_range), cmocka_unit_test(test_delta_cut_to_range),
+        cmocka_unit_test(test_cells_constant_and_cut),
         cmocka_unit_test(test_saturation),       cmocka_unit_test(test_warmup_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,6 +199,36 @@ static void test_primary_metric(void **state)
         assert_string_equal(wl_find(headline[i][0])->primary_metric, headline[i][1]);
 }
 
+/* Progress (issue 27 item 12): no estimate before a run has finished (was
+ * "ETA 0 s"), then the finished runs' mean wall time over the runs left and
+ * the threads; a warning once the estimate passes an hour. */
+static void test_progress_eta(void **state)
+{
+    (void)state;
+    char line[256];
+    struct runner_progress p = { .done = 0, .total = 2000, .nthreads = 2, .elapsed_s = 8 };
+    assert_true(runner_eta_s(&p) < 0);
+    runner_progress_line(&p, "x", line, sizeof line);
+    assert_string_equal(line, "x: 0/2000 runs, 8.0 s elapsed, ETA after the first run");
+    assert_false(runner_long_run_warning(&p, "x", line, sizeof line));
+    p = (struct runner_progress){ .done = 4, .total = 2000, .nthreads = 2, .elapsed_s = 10,
+                                  .done_wall_s = 20 };
+    /* 5 s a run, 1996 runs left, 2 threads: 4990 s */
+    assert_float_equal(runner_eta_s(&p), 4990, 1e-9);
+    runner_progress_line(&p, "x", line, sizeof line);
+    assert_string_equal(line, "x: 4/2000 runs, 10.0 s elapsed, ETA 83 min");
+    assert_true(runner_long_run_warning(&p, "x", line, sizeof line));
+    assert_non_null(strstr(line, "warning: x: at 5 s a run, the 1996 runs left will take about "
+                                 "83 min more on 2 threads"));
+    /* The last run on its own: one thread's worth, not two. */
+    p = (struct runner_progress){ .done = 3, .total = 4, .nthreads = 2, .done_wall_s = 3 };
+    assert_float_equal(runner_eta_s(&p), 1, 1e-12);
+    assert_false(runner_long_run_warning(&p, "x", line, sizeof line));
+    p = (struct runner_progress){ .done = 1, .total = 1001, .nthreads = 1, .done_wall_s = 300 };
+    runner_progress_line(&p, "x", line, sizeof line);
+    assert_string_equal(line, "x: 1/1001 runs, 0.0 s elapsed, ETA 3 days");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_selected_variant_reproduces),
         cmocka_unit_test(test_seed_override),
         cmocka_unit_test(test_primary_metric),
+        cmocka_unit_test(test_progress_eta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,8 +43,13 @@ static void compare_usage(void)
            "replication count and configuration (a baseline kept and a variant run later);\n"
            "otherwise it is Welch's unpaired t-test, and the report says why.\n"
            "Both files must come from the same scenario and machine (and,\n"
-           "when both have cpus.* metrics, the same --cpus list) and share at least one\n"
-           "metric. A variant of B named like the baseline is shown as B:NAME\n"
+           "when both have cpus.* metrics, the same --cpus list), share at least one\n"
+           "metric, and have the same recorded configuration but for the variants (the\n"
+           "\"configuration\" every run's JSON holds: every key outside the [variant]\n"
+           "sections after its --set overrides, the machine and input files' SHA-256):\n"
+           "runs made with other settings are refused, naming a line that differs. Files\n"
+           "from different pmlab commits, or without a recorded configuration, are\n"
+           "compared unpaired. A variant of B named like the baseline is shown as B:NAME\n"
            "and the baseline as A:NAME. A better/worse verdict also needs a change of at\n"
            "least the practical threshold of the metric's class that A's run recorded\n"
            "(\"min_effect\"; the defaults for a file without one); smaller significant\n"
@@ -55,8 +60,8 @@ static void compare_usage(void)
            "  -h, --help               this text\n"
            "\n"
            "Exit status: 0 success, 1 the report could not be written, 2 bad input (a missing\n"
-           "or unreadable file, not a pmlab result, different scenarios or machines, no\n"
-           "common metric, a metric or series name over %d characters), with one line on\n"
+           "or unreadable file, not a pmlab result, different scenarios, machines or\n"
+           "configurations, no common metric, a metric or series name over %d characters), with one line on\n"
            "stderr saying what is wrong.\n", RPT_NAME_MAX - 1);
 }
 
@@ -178,6 +183,54 @@ static int cmp_check_same_run(const struct cmp_file *a, const struct cmp_file *b
     return 0;
 }
 
+/* The first line of text a that text b lacks, into buf ("nothing" when
+ * every line of a is in b). */
+static const char *cmp_first_missing_line(const char *a, const char *b, char *buf, size_t size)
+{
+    snprintf(buf, size, "nothing");
+    for (const char *line = a; *line;) {
+        size_t len = strcspn(line, "\n");
+        bool found = false;
+        for (const char *o = b; *o && !found;) {
+            size_t olen = strcspn(o, "\n");
+            found = olen == len && strncmp(o, line, len) == 0;
+            o += olen + (o[olen] == '\n');
+        }
+        if (!found) {
+            snprintf(buf, size, "'%.*s'", (int)len, line);
+            return buf;
+        }
+        line += len + (line[len] == '\n');
+    }
+    return buf;
+}
+
+/* The recorded configuration's canonical text of f (run's "configuration"
+ * "text"), or NULL for a file saved before runs recorded it. */
+static const char *cmp_config_text(const struct cmp_file *f)
+{
+    return cmp_str(json_object_get(f->root, "configuration"), "text");
+}
+
+/* Runs made with different settings (a --set workload.load=0.6 against the
+ * scenario as written, another machine file, another rt-app JSON) are not
+ * two variants of one experiment: compare refuses them, naming a line that
+ * differs. Only the variants (each one's own section) may differ. Files
+ * without a recorded configuration cannot be checked (cmp_pairing then
+ * does not pair them). */
+static int cmp_check_same_config(const struct cmp_file *a, const struct cmp_file *b)
+{
+    const char *ta = cmp_config_text(a), *tb = cmp_config_text(b);
+    if (!ta || !tb || strcmp(ta, tb) == 0)
+        return 0;
+    char la[256], lb[256];
+    fprintf(stderr, "pmlab compare: %s and %s were run with different configurations (only the "
+            "variants may differ): %s has %s, %s has %s\n", a->path, b->path, a->path,
+            cmp_first_missing_line(ta, tb, la, sizeof la), b->path,
+            cmp_first_missing_line(tb, ta, lb, sizeof lb));
+    return -1;
+}
+
 /* Direction from a file's comparisons: a judged verdict plus the sign of the
  * delta gives it; "higher"/"lower" mean the metric is neutral. Returns 1 if
  * found (with *out set), else 0. */
@@ -294,6 +347,7 @@ static void cmp_build_variant(const struct cmp_file *a, const struct cmp_file *b
     out->cmdline = cmp_dup(v, "cmdline");
     out->sysfs = cmp_dup(v, "sysfs");
     out->config = cmp_dup(v, "config");
+    out->settings = cmp_str(v, "settings") ? cmp_dup(v, "settings") : NULL;
     int reps = cmp_variant_reps(v);
     struct rpt_metric_set *sets = xcalloc((size_t)reps + 1, sizeof *sets);
     cmp_fill_metrics(a, b, v, sets);
@@ -309,6 +363,39 @@ static void cmp_build_variant(const struct cmp_file *a, const struct cmp_file *b
 static char *cmp_shown_name(const char *name, const char *prefix, bool collides)
 {
     return xasprintf("%s%s", collides ? prefix : "", name);
+}
+
+/* The configuration both files share (cmp_check_same_config), as A
+ * recorded it, with the --set texts of either file (the variant-only ones
+ * may differ); nothing when A records none. */
+static void cmp_build_config(const struct cmp_file *a, const struct cmp_file *b,
+                             struct rpt_results *r)
+{
+    const json_t *ca = json_object_get(a->root, "configuration");
+    const char *text = cmp_config_text(a);
+    if (!text)
+        return;
+    r->config_text = xstrdup(text);
+    const char *sha = cmp_str(ca, "sha256");
+    snprintf(r->config_sha256, sizeof r->config_sha256, "%s", sha ? sha : "");
+    const char *commit = cmp_str(ca, "commit");
+    r->commit = xstrdup(commit ? commit : "");
+    const json_t *lists[2] = { json_object_get(ca, "overrides"),
+                               json_object_get(json_object_get(b->root, "configuration"),
+                                               "overrides") };
+    r->sets = xcalloc(json_array_size(lists[0]) + json_array_size(lists[1]) + 1, sizeof *r->sets);
+    for (int k = 0; k < 2; k++) {
+        size_t i;
+        const json_t *x;
+        json_array_foreach(lists[k], i, x) {
+            const char *t = json_string_value(x);
+            bool seen = false;
+            for (int j = 0; t && j < r->nsets && !seen; j++)
+                seen = strcmp(r->sets[j], t) == 0;
+            if (t && !seen)
+                r->sets[r->nsets++] = xstrdup(t);
+        }
+    }
 }
 
 static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
@@ -331,6 +418,7 @@ static void cmp_build_header(const struct cmp_file *a, const struct cmp_file *b,
                json_is_true(json_object_get(b->root, "quick"));
     const char *primary = cmp_str(a->root, "primary");
     r->primary = primary ? xstrdup(primary) : NULL;
+    cmp_build_config(a, b, r);
     const char *cpus = cmp_str(a->root, "cpus");
     cpus = cpus ? cpus : cmp_str(b->root, "cpus");
     r->cpus = cpus ? xstrdup(cpus) : NULL;
@@ -352,6 +440,12 @@ static void cmp_pairing(const struct cmp_file *a, const struct cmp_file *b, stru
         r->unpaired_why = "the files' replication counts differ";
     else if (json_is_true(json_object_get(ra, "quick")) != json_is_true(json_object_get(rb, "quick")))
         r->unpaired_why = "one file is a --quick run and the other is not";
+    else if (!cmp_config_text(a) || !cmp_config_text(b))
+        r->unpaired_why = "a file records no configuration (saved by an older pmlab), so the "
+                          "runs cannot be shown to be offered the same work";
+    else if (!json_equal(json_object_get(json_object_get(ra, "configuration"), "commit"),
+                         json_object_get(json_object_get(rb, "configuration"), "commit")))
+        r->unpaired_why = "the files come from different pmlab commits";
     else
         r->paired = true;
 }
@@ -437,7 +531,7 @@ static int cmp_load_pair(struct cmp_file *a, struct cmp_file *b)
 {
     if (cmp_load(a) != 0 || cmp_load(b) != 0)
         return -1;
-    return cmp_check_same_run(a, b);
+    return cmp_check_same_run(a, b) != 0 ? -1 : cmp_check_same_config(a, b);
 }
 
 static int cmp_report(const struct rpt_format *fmt, const struct rpt_results *r)

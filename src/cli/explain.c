@@ -92,7 +92,7 @@ static const explain_section_fn explain_sections[] = {
 
 static void explain_usage(void)
 {
-    printf("usage: pmlab explain SCENARIO.ini [--variant NAME]...\n"
+    printf("usage: pmlab explain SCENARIO.ini [--variant NAME]... [--set SECTION.KEY=VALUE]...\n"
            "\n"
            "Show the scenario's machine (core types, package power limits) and what each\n"
            "variant resolves to on it, as the real system would show it: the Spectre v2\n"
@@ -103,7 +103,9 @@ static void explain_usage(void)
            "/sys/kernel/debug/sched/domains shows it and the CPU capacities; and the CPUs\n"
            "a [report] cpus key restricts the cpus.* metrics to. Lines of a variant that\n"
            "differ from the first variant are marked with '*'. Warnings the kernel would\n"
-           "print for the variant (an unknown parameter, ignored) come first.\n");
+           "print for the variant (an unknown parameter, ignored) come first. --set applies\n"
+           "a key as 'pmlab run --set' does (repeatable; the overrides line lists them), so\n"
+           "what a run with overrides resolves to can be shown before it runs.\n");
 }
 
 void cli_explain_collect(const struct scenario *s, int v, struct explain *x)
@@ -207,33 +209,58 @@ static void explain_vms(const struct scenario *s, FILE *out)
     explain_free(&x);
 }
 
-static int explain_main(int argc, char **argv)
+#define EXPLAIN_MAX_OPTS 256
+
+struct explain_args {
+    const char *scenario;
+    const char *only[EXPLAIN_MAX_OPTS]; /* --variant names */
+    int nonly;
+    const char *sets[EXPLAIN_MAX_OPTS]; /* --set texts */
+    int nsets;
+};
+
+/* 0, 1 for --help, or an exit status after a message. */
+static int explain_parse_args(int argc, char **argv, struct explain_args *a)
 {
     static const struct option longopts[] = {
-        { "variant", required_argument, NULL, 'V' }, { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "variant", required_argument, NULL, 'V' }, { "set", required_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
-    const char *only[64];
-    int nonly = 0, c;
+    int c;
     optind = 1;
     opterr = 0; /* cli_bad_option says it */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == 'h')
-            return explain_usage(), 0;
-        if (c != 'V')
+            return 1;
+        if (c != 'V' && c != 'S')
             return cli_bad_option("explain", argv, longopts, "h");
-        if (nonly == 64) {
-            fprintf(stderr, "pmlab explain: at most 64 --variant options\n");
+        int *n = c == 'V' ? &a->nonly : &a->nsets;
+        if (*n == EXPLAIN_MAX_OPTS) {
+            fprintf(stderr, "pmlab explain: at most %d %s options\n", EXPLAIN_MAX_OPTS,
+                    c == 'V' ? "--variant" : "--set");
             return EXIT_BAD_INPUT;
         }
-        only[nonly++] = optarg;
+        (c == 'V' ? a->only : a->sets)[(*n)++] = optarg;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "pmlab explain: expected exactly one scenario file\n");
         return EXIT_BAD_INPUT;
     }
+    a->scenario = argv[optind];
+    return 0;
+}
+
+static int explain_main(int argc, char **argv)
+{
+    struct explain_args a = { 0 };
+    int prc = explain_parse_args(argc, argv, &a);
+    if (prc != 0)
+        return prc == 1 ? (explain_usage(), 0) : prc;
+    const char *const *only = a.only;
+    int nonly = a.nonly;
+    struct scenario_load_opts lo = { .sets = a.sets, .nsets = a.nsets };
     struct diag d = { 0 };
-    struct scenario *s = scenario_load(argv[optind], NULL, &d);
+    struct scenario *s = scenario_load(a.scenario, &lo, &d);
     if (!s) {
         fprintf(stderr, "%s\n", d.msg);
         return EXIT_BAD_INPUT;
@@ -249,6 +276,12 @@ static int explain_main(int argc, char **argv)
         }
     }
     printf("scenario %s (%s)\n", s->name, s->path);
+    if (s->nsets > 0) {
+        printf("overrides");
+        for (int i = 0; i < s->nsets; i++)
+            printf(" --set %s", s->sets[i]);
+        printf("\n");
+    }
     explain_machine(s->machine, stdout);
     explain_package(s, stdout);
     explain_report(s, stdout);

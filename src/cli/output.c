@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -59,10 +60,45 @@ static bool out_is_stale(const char *name, const char *prefix)
            kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+/* Names from before temporaries said their host (pmlab until 7c9f4e2):
+ * files PREFIX "PID-N" and staging directories PREFIX "XXXXXX" (mkdtemp's
+ * six characters). Such a name cannot tell this host's leftovers from a
+ * live run on another host sharing the directory, so it is stale only when
+ * it is also more than OUT_OLD_STALE_S old (and, with a PID, that PID is not
+ * running here). */
+#define OUT_OLD_STALE_S (24 * 3600)
+
+static bool out_is_stale_old(int dirfd, const char *name, const char *prefix, bool stages)
+{
+    size_t len = strlen(prefix);
+    if (strncmp(name, prefix, len) != 0)
+        return false;
+    const char *rest = name + len;
+    if (stages) {
+        if (strlen(rest) != 6 || strchr(rest, '-'))
+            return false;
+    } else {
+        char *end;
+        long pid = strtol(rest, &end, 10);
+        size_t digits = strspn(end + 1, "0123456789");
+        bool tail_ok = end[1 + digits] == '\0' || strcmp(end + 1 + digits, "-journal") == 0;
+        if (end == rest || *end != '-' || pid <= 0 || digits == 0 || !tail_ok)
+            return false;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            return false;
+    }
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        (stages ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+        return false;
+    return time(NULL) - st.st_mtime > OUT_OLD_STALE_S;
+}
+
 static void out_remove_stage(const char *stage);
 
 /* Remove the entries of dir named PREFIX "HOST-PID-..." left by a process of
- * this host that is gone: files, or (stages) staging directories. */
+ * this host that is gone, and old-format ones past OUT_OLD_STALE_S: files, or
+ * (stages) staging directories. */
 static void out_clean_stale(const char *dir, const char *prefix, bool stages)
 {
     DIR *d = opendir(dir);
@@ -70,7 +106,8 @@ static void out_clean_stale(const char *dir, const char *prefix, bool stages)
         return;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!out_is_stale(e->d_name, prefix))
+        if (!out_is_stale(e->d_name, prefix) &&
+            !out_is_stale_old(dirfd(d), e->d_name, prefix, stages))
             continue;
         if (stages) {
             char *path = xasprintf("%s/%s", dir, e->d_name);

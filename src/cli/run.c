@@ -61,7 +61,10 @@ static void run_usage(void)
            "                           (every variant), variant.NAME.workload.KEY (that\n"
            "                           variant's own workload value), vm.NAME.KEY,\n"
            "                           machine.SECTION.KEY (a machine-file key, SECTION its\n"
-           "                           header's words: machine.cstate.P.C6.exit_latency_us=100)\n"
+           "                           header's words: machine.cstate.P.C6.exit_latency_us=100);\n"
+           "                           listed on the table's overrides line and recorded in\n"
+           "                           the JSON's configuration (compare refuses runs whose\n"
+           "                           settings differ outside their variants)\n"
            "  --variant NAME           run only this variant (repeatable); each keeps the random\n"
            "                           streams it has in a full run, so its numbers are the same\n"
            "  --cpus LIST              also report busy, polling, MHz, tick, residency and\n"
@@ -94,8 +97,9 @@ static void run_usage(void)
            "                           are still printed)\n"
            "  -h, --help               this text\n"
            "\n"
-           "A progress line is drawn on stderr only when it is a terminal and --quiet is not\n"
-           "given. Output is byte-identical for a given scenario, seed and replication\n"
+           "A progress line (ETA from the runs finished so far) is drawn on stderr only when\n"
+           "it is a terminal and --quiet is not given; an estimate over an hour is a warning\n"
+           "(even with --quiet). Output is byte-identical for a given scenario, seed and replication\n"
            "count, whatever --jobs is. Exit status: 0 success, 1 a run failed, 2 bad input,\n"
            "130/143 interrupted by SIGINT/SIGTERM (nothing incomplete is left behind).\n",
            RUNNER_DEFAULT_MAX_REPS);
@@ -641,6 +645,7 @@ static int run_main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     a.opts.progress = !a.quiet && isatty(STDERR_FILENO);
+    a.opts.warn_long = true; /* a warning: said even with --quiet */
     struct rpt_results r;
     struct runner_stats st;
     char err[512];

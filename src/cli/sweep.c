@@ -376,14 +376,14 @@ static void sweep_shell_word(FILE *out, const char *word)
     fputc('\'', out);
 }
 
-/* "pmlab sweep ARGS --resume", the words quoted for a shell (allocated):
- * what continues this sweep, same options, same database. */
-static char *sweep_resume_command(int argc, char **argv, bool resume)
+/* "PROGRAM sweep ARGS --resume", the words quoted for a shell (allocated):
+ * what continues this sweep, same options, same database, same launcher. */
+static char *sweep_resume_command(const char *program, int argc, char **argv, bool resume)
 {
     char *cmd = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&cmd, &len);
-    fputs("pmlab", m);
+    fputs(program, m);
     for (int i = 0; i < argc; i++) {
         fputc(' ', m);
         sweep_shell_word(m, argv[i]);
@@ -417,7 +417,7 @@ static int sweep_check_db(const char *db)
     return status;
 }
 
-int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
+int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker, const char *program)
 {
     memset(a, 0, sizeof *a);
     a->format = "table";
@@ -431,7 +431,7 @@ int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker)
     }
     if (worker)
         return 0;
-    a->resume_cmd = sweep_resume_command(argc, argv, a->resume);
+    a->resume_cmd = sweep_resume_command(program, argc, argv, a->resume);
     a->db = a->db_opt ? xstrdup(a->db_opt) : cli_sweep_default_db(a->base, a->output, &a->shard);
     if (sweep_check_outputs(a) != 0)
         return cli_sweep_close(a, EXIT_BAD_INPUT);
@@ -558,7 +558,7 @@ int cli_sweep_guarded(struct cli_sweep *a, int (*run)(struct cli_sweep *a, void 
 static int sweep_main(int argc, char **argv)
 {
     struct cli_sweep a;
-    int rc = cli_sweep_open(argc, argv, &a, false);
+    int rc = cli_sweep_open(argc, argv, &a, false, "pmlab");
     if (rc != 0)
         return rc == CLI_SWEEP_HELP ? 0 : rc;
     rc = cli_sweep_guarded(&a, cli_sweep_run_local, NULL);

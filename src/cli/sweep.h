@@ -40,9 +40,11 @@ struct cli_sweep {
 
 /* Parse `sweep` arguments and check every point; unless worker (an MPI
  * rank that only runs points), open the store and list the points to do.
- * Returns 0, CLI_SWEEP_HELP after printing the usage, or an exit status
- * after the message. */
-int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker);
+ * program is what the resume command an interruption prints starts with
+ * ("pmlab"; pmlab-mpi: "mpirun -n N pmlab-mpi"), before "sweep ARGS
+ * --resume". Returns 0, CLI_SWEEP_HELP after printing the usage, or an exit
+ * status after the message. */
+int cli_sweep_open(int argc, char **argv, struct cli_sweep *a, bool worker, const char *program);
 /* Run the points to do here, one after another, committing each; 0 or an
  * exit status (ctx unused: the signature of cli_sweep_guarded's fn). */
 int cli_sweep_run_local(struct cli_sweep *a, void *ctx);

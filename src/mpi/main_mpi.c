@@ -14,6 +14,7 @@
  * binary on the same architecture. */
 #include <gsl/gsl_errno.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,7 +161,20 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off(); /* as pmlab's main: results are checked */
     signal(SIGXFSZ, SIG_IGN);    /* as pmlab's main: EFBIG is reported */
+    /* Open MPI starts its own threads in MPI_Init: they inherit this mask.
+     * Unblocked there, SIGINT/SIGTERM/SIGHUP went to one of them and killed
+     * the process silently, past the sweep's signal watcher (which blocks
+     * them in the threads it knows of: cli/output.h), so an interrupted
+     * sweep said nothing of what was committed. The main thread gets its
+     * mask back at once: a worker rank still dies of them. */
+    sigset_t sigs, old_mask;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old_mask);
     MPI_Init(&argc, &argv);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -179,7 +193,11 @@ int main(int argc, char **argv)
     struct cli_sweep a;
     /* Rank 0 checks everything first; the workers start only when it can
      * run. */
-    rc = rank == 0 ? cli_sweep_open(argc - 1, argv + 1, &a, false) : 0;
+    /* An interruption's resume command relaunches through MPI as this run
+     * was, with its rank count (Open MPI's mpirun; other launchers differ). */
+    char program[512];
+    snprintf(program, sizeof program, "mpirun -n %d %s", nranks, argv[0]);
+    rc = rank == 0 ? cli_sweep_open(argc - 1, argv + 1, &a, false, program) : 0;
     int go = rc;
     MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (go != 0) {
@@ -191,7 +209,7 @@ int main(int argc, char **argv)
         rc = cli_sweep_guarded(&a, nranks > 1 ? mpi_master : cli_sweep_run_local, &m);
         rc = cli_sweep_close(&a, rc);
     } else {
-        rc = cli_sweep_open(argc - 1, argv + 1, &a, true);
+        rc = cli_sweep_open(argc - 1, argv + 1, &a, true, program);
         mpi_worker(rc == 0 ? &a : NULL);
         if (rc == 0) {
             scenario_free(a.base);

@@ -29,7 +29,11 @@ void explain_add_cpufreq(struct explain *x, const struct cpufreq_explain *e)
         explain_add(x, "cpufreq: no driver: every core at its base frequency");
         return;
     }
-    explain_add(x, "cpufreq: driver %s%s", e->driver, e->hwp ? ", HWP on" : "");
+    if (e->hwp)
+        explain_add(x, "cpufreq: driver %s, %s on", e->driver,
+                    e->autonomous ? e->autonomous : "HWP");
+    else
+        explain_add(x, "cpufreq: driver %s", e->driver);
     /* Group CPUs with identical lines: "cpus 0-15: ...", in order of first CPU. */
     char line[256], other[256];
     bool *done = xcalloc((size_t)e->ncpus, sizeof *done);

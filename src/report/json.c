@@ -78,6 +78,8 @@ static json_t *json_variant(const struct rpt_variant *v, bool open_loop)
     json_object_set_new(o, "cmdline", json_str(v->cmdline));
     json_object_set_new(o, "sysfs", json_str(v->sysfs));
     json_object_set_new(o, "config", json_str(v->config));
+    if (v->settings)
+        json_object_set_new(o, "settings", json_str(v->settings));
     if (open_loop)
         json_object_set_new(o, "saturated", json_boolean(v->saturated));
     if (!isnan(v->warmup_ms))
@@ -111,6 +113,7 @@ static json_t *json_comparison(const struct rpt_comparison *c)
     json_object_set_new(o, "ci95_pct", json_interval(c->ci_lo_pct, c->ci_hi_pct));
     json_object_set_new(o, "delta", json_num(c->delta));
     json_object_set_new(o, "ci95", json_interval(c->ci_lo, c->ci_hi));
+    json_object_set_new(o, "constant", json_boolean(c->constant));
     json_object_set_new(o, "delta_unit", json_str(c->delta_unit));
     json_object_set_new(o, "delta_shown", json_string(c->absolute ? "absolute" : "relative"));
     json_object_set_new(o, "p_value", json_num(c->p_value));
@@ -153,6 +156,20 @@ static json_t *json_measured(const struct rpt_results *r)
     return arr;
 }
 
+/* {"sha256", "overrides": [--set texts], "commit", "text"}: what the run
+ * was besides its variants (results.h config_text), or NULL when not
+ * recorded. */
+static json_t *json_configuration(const struct rpt_results *r)
+{
+    if (!r->config_text)
+        return NULL;
+    json_t *sets = json_array();
+    for (int i = 0; i < r->nsets; i++)
+        json_array_append_new(sets, json_str(r->sets[i]));
+    return json_pack("{s:s, s:o, s:o, s:o}", "sha256", r->config_sha256, "overrides", sets,
+                     "commit", json_str(r->commit), "text", json_str(r->config_text));
+}
+
 static void json_render(const struct rpt_results *r, FILE *out)
 {
     json_t *root = json_object();
@@ -162,6 +179,9 @@ static void json_render(const struct rpt_results *r, FILE *out)
     json_object_set_new(root, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(root, "reps", json_integer(r->reps));
     json_object_set_new(root, "quick", json_boolean(r->quick));
+    json_t *config = json_configuration(r);
+    if (config)
+        json_object_set_new(root, "configuration", config);
     json_object_set_new(root, "paired", json_boolean(r->paired));
     if (!r->paired && r->unpaired_why)
         json_object_set_new(root, "unpaired", json_string(r->unpaired_why));

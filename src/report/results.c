@@ -56,6 +56,50 @@ static void rpt_variant_gather_series(struct rpt_variant *v, const struct rpt_me
     }
 }
 
+/* The physical range of a metric in unit: shares ("%") are in [0, 100],
+ * every other unit pmlab reports (times, rates, power, frequencies, scores,
+ * counts) is nonnegative. *lo, *hi; false for a unit not known here. */
+static bool rpt_unit_range(const char *unit, double *lo, double *hi)
+{
+    static const char *const nonnegative[] = { "", "ns", "us", "ms", "s", "W", "MHz", "1/s",
+                                               "req/s", "jOPS", "MB/s", "points" };
+    *lo = 0;
+    *hi = INFINITY;
+    if (strcmp(unit, "%") == 0)
+        return *hi = 100, true;
+    for (size_t i = 0; i < sizeof nonnegative / sizeof nonnegative[0]; i++)
+        if (strcmp(unit, nonnegative[i]) == 0)
+            return true;
+    return false;
+}
+
+bool rpt_metric_range(const struct rpt_metric *m, double *lo, double *hi)
+{
+    if (!rpt_unit_range(m->unit, lo, hi))
+        return false;
+    /* A value outside the range says the unit does not describe this
+     * metric: no bound is claimed for it. */
+    for (int i = 0; i < m->n; i++)
+        if (!(m->values[i] >= *lo && m->values[i] <= *hi))
+            return false;
+    return true;
+}
+
+bool rpt_metric_constant(const struct rpt_metric *m)
+{
+    if (m->n < 2)
+        return false;
+    for (int i = 1; i < m->n; i++)
+        if (!(m->values[i] == m->values[0]))
+            return false;
+    return true;
+}
+
+/* The t interval of the mean, cut to the metric's range (rpt_metric_range).
+ * The true mean of a quantity in [lo, hi] is in [lo, hi], so the cut
+ * interval covers it whenever the t interval does: the coverage is the
+ * same, and no end claims an impossible value (a share under 0 %, a
+ * latency under 0 us). */
 static void rpt_metric_finish(struct rpt_metric *m)
 {
     double sum = 0, ss = 0;
@@ -69,8 +113,16 @@ static void rpt_metric_finish(struct rpt_metric *m)
     double half = NAN;
     if (m->n > 1)
         half = gsl_cdf_tdist_Pinv(1 - RPT_ALPHA / 2, m->n - 1) * m->stddev / sqrt(m->n);
+    m->half_width = half;
     m->ci_lo = m->mean - half;
     m->ci_hi = m->mean + half;
+    m->ci_cut = false;
+    double lo, hi;
+    if (isfinite(half) && rpt_metric_range(m, &lo, &hi)) {
+        m->ci_cut = m->ci_lo < lo || m->ci_hi > hi;
+        m->ci_lo = fmax(m->ci_lo, lo);
+        m->ci_hi = fmin(m->ci_hi, hi);
+    }
 }
 
 static struct rpt_metric *rpt_variant_add_metric(struct rpt_variant *v,
@@ -320,6 +372,23 @@ static enum rpt_test rpt_unpaired_test(const struct rpt_metric *base,
                : RPT_TEST_NONE;
 }
 
+/* A delta's interval cut at the changes that would take the variant's mean
+ * out of the metric's range [lo, hi] from the baseline's mean: mean_v - mean_b
+ * lies in [lo - mean_b, hi - mean_b] (a nonnegative quantity cannot fall by
+ * more than 100 %, a share cannot rise past 100 %). The baseline's mean
+ * stands for its true value here, as it does in the delta's percentage. */
+static void rpt_cut_delta(const struct rpt_metric *base, const struct rpt_metric *var,
+                          struct rpt_comparison *out)
+{
+    double lo, hi, lo_v, hi_v;
+    if (!rpt_metric_range(base, &lo, &hi) || !rpt_metric_range(var, &lo_v, &hi_v))
+        return;
+    double cut_lo = lo - base->mean, cut_hi = hi - base->mean;
+    out->ci_cut = out->ci_lo < cut_lo || out->ci_hi > cut_hi;
+    out->ci_lo = fmax(out->ci_lo, cut_lo);
+    out->ci_hi = fmin(out->ci_hi, cut_hi);
+}
+
 void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *var, bool paired,
                         uint64_t seed, const struct rpt_min_effect *min_effect,
                         struct rpt_comparison *out)
@@ -340,6 +409,9 @@ void rpt_compare_metric(const struct rpt_metric *base, const struct rpt_metric *
     out->exact = t.exact;
     out->ci_lo = out->test ? t.ci_lo : NAN;
     out->ci_hi = out->test ? t.ci_hi : NAN;
+    if (out->test)
+        rpt_cut_delta(base, var, out);
+    out->constant = rpt_metric_constant(base) && rpt_metric_constant(var);
     out->p_value = out->p_adjusted = out->test ? t.p_value : NAN;
     /* No change from zero is 0 %; a change from zero has no percentage. */
     double scale = base->mean != 0 ? 100.0 / fabs(base->mean) : out->delta == 0 ? 0 : NAN;
@@ -448,8 +520,14 @@ void rpt_results_free(struct rpt_results *r)
         free(var->cmdline);
         free(var->sysfs);
         free(var->config);
+        free(var->settings);
     }
     free(r->variants);
+    free(r->config_text);
+    for (int i = 0; i < r->nsets; i++)
+        free(r->sets[i]);
+    free(r->sets);
+    free(r->commit);
     free(r->cmp);
     free(r->scenario);
     free(r->description);

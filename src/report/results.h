@@ -24,9 +24,22 @@ struct rpt_metric {
     double *values;          /* [n], in replication order */
     int n;
     double mean, stddev;     /* sample stddev; 0 when n < 2 */
-    double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df); NaN when n < 2:
+    double ci_lo, ci_hi;     /* 95 % CI of the mean (Student t, n-1 df), cut to the
+                              * metric's range (rpt_metric_range); NaN when n < 2:
                               * one replication has no interval */
+    bool ci_cut;             /* the range cut an end of the t interval (then it is
+                              * not symmetric about the mean) */
+    double half_width;       /* the t interval's half-width before the cut (the
+                              * precision --ci-target asks for); NaN when n < 2 */
 };
+
+/* The physical range of m, [*lo, *hi], from its unit: [0, 100] for a share
+ * ("%"), [0, inf) for the nonnegative units (times, rates, power,
+ * frequencies, scores, counts); false when the unit is not one of these or
+ * a value of m lies outside (then no bound is claimed). */
+bool rpt_metric_range(const struct rpt_metric *m, double *lo, double *hi);
+/* Whether m has at least 2 replications, all with the same value. */
+bool rpt_metric_constant(const struct rpt_metric *m);
 
 /* A series of one variant: one table per replication (in replication order). */
 struct rpt_variant_series {
@@ -37,6 +50,8 @@ struct rpt_variant_series {
 
 struct rpt_variant {
     char *name, *kernel, *patches, *cmdline, *sysfs, *config;
+    char *settings;          /* its section's keys after --set, "KEY = VALUE" lines
+                              * (scenario_variant.config_text); NULL = not recorded */
     struct rpt_metric *metrics;
     int nmetrics;
     struct rpt_variant_series *series;
@@ -102,7 +117,12 @@ struct rpt_comparison {
     enum rpt_test test;
     int n_base, n_variant;        /* replications on each side (pairs: equal) */
     double delta;                 /* mean_v - mean_b, in the metric's unit */
-    double ci_lo, ci_hi;          /* its 95 % CI; NaN without a test */
+    double ci_lo, ci_hi;          /* its 95 % CI, cut where the variant's mean would
+                                   * leave the metric's range (rpt_metric_range, from
+                                   * the baseline's mean); NaN without a test */
+    bool ci_cut;                  /* the range cut an end of the test's interval */
+    bool constant;                /* both sides constant (rpt_metric_constant): the
+                                   * delta is what it is; no interval is shown */
     double delta_pct;             /* 100 delta / |mean_b|; NaN when mean_b = 0 */
     double ci_lo_pct, ci_hi_pct;  /* the CI in % of |mean_b|; NaN without a test or % */
     /* Near-zero baseline: the report shows delta in delta_unit (percentage
@@ -158,6 +178,15 @@ struct rpt_results {
     struct rpt_min_effect min_effect;
     struct rpt_measured *measured; /* [measured], in file order; NULL = none */
     int nmeasured;
+    /* What the run was, besides its variants (scenario.config_text): the
+     * canonical text of the shared configuration and its SHA-256 (hex), the
+     * --set overrides as given, the git commit of the binary. NULL / "" /
+     * 0: not recorded (a compare of files saved before it was). */
+    char *config_text;
+    char config_sha256[65];
+    char **sets;
+    int nsets;
+    char *commit;
 };
 
 /* Variant v's prediction of the measured value mv: its metric of that name

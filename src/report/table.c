@@ -20,15 +20,22 @@ static int table_prec(double mag)
 }
 
 /* "mean ± half (n)": the replication count beside every interval; one
- * replication has no interval ("mean ± n/a (1)"). */
+ * replication has no interval ("mean ± n/a (1)"), equal replications none
+ * either ("mean constant (n)"), and an interval cut to the metric's range
+ * is shown by its ends ("mean [lo, hi] (n)"). */
 void rpt_cell_mean_ci(const struct rpt_metric *m, char *buf, size_t size)
 {
     double half = (m->ci_hi - m->ci_lo) / 2;
     int prec = table_prec(m->mean);
     if (!isfinite(m->mean)) /* a replication without a usable value, or beyond a double */
         snprintf(buf, size, "n/a (%d)", m->n);
+    else if (rpt_metric_constant(m)) /* every replication the same value: no spread */
+        snprintf(buf, size, "%.*f constant (%d)", prec, m->mean, m->n);
     else if (fabs(m->mean) >= 1e9) /* keep the column's width */
         snprintf(buf, size, "%.4g ± %.2g (%d)", m->mean, half, m->n);
+    else if (m->ci_cut) /* cut to the metric's range: not symmetric */
+        snprintf(buf, size, "%.*f [%.*f, %.*f] (%d)", prec, m->mean, prec, m->ci_lo, prec,
+                 m->ci_hi, m->n);
     else if (isfinite(half))
         snprintf(buf, size, "%.*f ± %.*f (%d)", prec, m->mean, prec, half, m->n);
     else
@@ -77,6 +84,18 @@ static void table_saturated(const struct rpt_results *r, const struct rpt_varian
             var->served, var->offered, m ? m->unit : "", 100 * var->served / var->offered);
 }
 
+/* The --set overrides the run was made with, one line: a result read
+ * without them would be taken for the scenario as written. */
+static void table_overrides(const struct rpt_results *r, FILE *out)
+{
+    if (r->nsets == 0)
+        return;
+    fprintf(out, "overrides");
+    for (int i = 0; i < r->nsets; i++)
+        fprintf(out, " --set %s", r->sets[i]);
+    fputc('\n', out);
+}
+
 static void table_header(const struct rpt_results *r, FILE *out)
 {
     fprintf(out, "pmlab %s  scenario %s%s\n", PMLAB_VERSION, r->scenario, r->quick ? " (quick)" : "");
@@ -88,6 +107,7 @@ static void table_header(const struct rpt_results *r, FILE *out)
     fprintf(out, "machine  %s: %s\n", r->machine, r->machine_desc ? r->machine_desc : "");
     fprintf(out, "seed %llu, %d replications, 95 %% confidence intervals\n",
             (unsigned long long)r->seed, r->reps);
+    table_overrides(r, out);
     if (r->primary)
         fprintf(out, "primary metric: %s (first, marked *)\n", r->primary);
     rpt_table_method(r, out);
@@ -157,6 +177,8 @@ void rpt_cell_delta(const struct rpt_comparison *c, char *delta, size_t dsize, c
         if (c->test != RPT_TEST_NONE)
             snprintf(ci, csize, "[%+.2f, %+.2f] %% %s", c->ci_lo_pct, c->ci_hi_pct, n);
     }
+    if (c->constant && c->test != RPT_TEST_NONE && isfinite(c->delta))
+        snprintf(ci, csize, "constant %s", n); /* no spread on either side */
     if (c->test == RPT_TEST_NONE) {
         snprintf(ci, csize, "n/a %s", n);
         snprintf(p, psize, "n/a");

@@ -22,6 +22,7 @@
 #include "util/cpulist.h"
 #include "world_devices.h"
 #include "util/strutil.h"
+#include "util/version.h"
 #include "util/xalloc.h"
 #include "kernel/kvm/kvm.h"
 #include "trace/tracedat_write.h"
@@ -46,6 +47,8 @@ struct pool {
     struct job_slot *slot;     /* [njobs], replication-major */
     atomic_int next;
     atomic_int done;
+    atomic_llong done_wall_ns; /* wall time the finished jobs took, summed */
+    bool warned_long;          /* runner_long_run_warning said once */
 };
 
 static int job_index(const struct pool *p, int variant, int rep, int point)
@@ -147,18 +150,6 @@ static void job_run(struct pool *p, int j)
     world_destroy(&w);
 }
 
-static void *pool_worker(void *arg)
-{
-    struct pool *p = arg;
-    for (;;) {
-        int j = atomic_fetch_add(&p->next, 1);
-        if (j >= p->njobs)
-            return NULL;
-        job_run(p, j);
-        atomic_fetch_add(&p->done, 1);
-    }
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -166,22 +157,103 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Wait for the workers, drawing the progress line while they run. */
-static void pool_wait(struct pool *p, pthread_t *tids, int nthreads, bool progress, double t0)
+static void *pool_worker(void *arg)
 {
-    while (progress && atomic_load(&p->done) < p->njobs) {
-        int done = atomic_load(&p->done);
-        double el = now_s() - t0;
-        double eta = done > 0 ? el * (p->njobs - done) / done : 0;
-        fprintf(stderr, "\r%s: %d/%d runs, %.1f s elapsed, ETA %.0f s   ", p->s->name, done,
-                p->njobs, el, eta);
+    struct pool *p = arg;
+    for (;;) {
+        int j = atomic_fetch_add(&p->next, 1);
+        if (j >= p->njobs)
+            return NULL;
+        double t = now_s();
+        job_run(p, j);
+        atomic_fetch_add(&p->done_wall_ns, (long long)((now_s() - t) * 1e9));
+        atomic_fetch_add(&p->done, 1);
+    }
+}
+
+double runner_eta_s(const struct runner_progress *p)
+{
+    if (p->done <= 0)
+        return -1;
+    int left = p->total - p->done;
+    int threads = p->nthreads < left ? p->nthreads : left;
+    if (left <= 0 || threads < 1)
+        return 0;
+    return p->done_wall_s / p->done * left / threads;
+}
+
+/* s seconds as "42 s", "12 min", "3.5 h", "40 days". */
+static void runner_duration_text(double s, char *buf, size_t size)
+{
+    if (s < 120)
+        snprintf(buf, size, "%.0f s", s);
+    else if (s < 7200)
+        snprintf(buf, size, "%.0f min", s / 60);
+    else if (s < 3 * 86400)
+        snprintf(buf, size, "%.1f h", s / 3600);
+    else
+        snprintf(buf, size, "%.0f days", s / 86400);
+}
+
+void runner_progress_line(const struct runner_progress *p, const char *name, char *buf,
+                          size_t size)
+{
+    double eta = runner_eta_s(p);
+    char when[32] = "after the first run";
+    if (eta >= 0)
+        runner_duration_text(eta, when, sizeof when);
+    snprintf(buf, size, "%s: %d/%d runs, %.1f s elapsed, ETA %s", name, p->done, p->total,
+             p->elapsed_s, when);
+}
+
+bool runner_long_run_warning(const struct runner_progress *p, const char *name, char *buf,
+                             size_t size)
+{
+    double eta = runner_eta_s(p);
+    if (!(eta > RUNNER_LONG_RUN_S))
+        return false;
+    char when[32];
+    runner_duration_text(eta, when, sizeof when);
+    snprintf(buf, size, "pmlab run: warning: %s: at %.3g s a run, the %d runs left will take "
+             "about %s more on %d threads; --quick, fewer --reps or a --variant subset is "
+             "shorter (Ctrl-C stops: outputs keep their previous contents)", name,
+             p->done_wall_s / p->done, p->total - p->done, when, p->nthreads);
+    return true;
+}
+
+static struct runner_progress pool_progress(const struct pool *p, int nthreads, double t0)
+{
+    return (struct runner_progress){
+        .done = atomic_load(&p->done), .total = p->njobs, .nthreads = nthreads,
+        .elapsed_s = now_s() - t0, .done_wall_s = (double)atomic_load(&p->done_wall_ns) / 1e9,
+    };
+}
+
+/* Wait for the workers, drawing the progress line while they run and
+ * saying once when the estimate passes RUNNER_LONG_RUN_S. */
+static void pool_wait(struct pool *p, pthread_t *tids, int nthreads, const struct runner_opts *o,
+                      double t0)
+{
+    bool watch = o->progress || o->warn_long;
+    while (watch && atomic_load(&p->done) < p->njobs) {
+        struct runner_progress pr = pool_progress(p, nthreads, t0);
+        char line[512];
+        if (o->warn_long && !p->warned_long && runner_long_run_warning(&pr, p->s->name, line,
+                                                                       sizeof line)) {
+            fprintf(stderr, "%s%s\n", o->progress ? "\r" : "", line);
+            p->warned_long = true;
+        }
+        if (o->progress) {
+            runner_progress_line(&pr, p->s->name, line, sizeof line);
+            fprintf(stderr, "\r%s   ", line);
+        }
         struct timespec ts = { 0, 200 * 1000 * 1000 };
         nanosleep(&ts, NULL);
     }
     for (int i = 0; i < nthreads; i++)
         pthread_join(tids[i], NULL);
-    if (progress)
-        fprintf(stderr, "\r%*s\r", 70, "");
+    if (o->progress)
+        fprintf(stderr, "\r%*s\r", 90, "");
 }
 
 /* Grow the pool to reps replications: the new jobs, [old njobs, new njobs),
@@ -197,7 +269,7 @@ static void pool_grow(struct pool *p, int reps)
 }
 
 /* Run the pending batch on up to nthreads threads. */
-static int pool_run(struct pool *p, int nthreads, bool progress, double t0)
+static int pool_run(struct pool *p, int nthreads, const struct runner_opts *o, double t0)
 {
     int pending = p->njobs - atomic_load(&p->next);
     if (nthreads > pending)
@@ -209,7 +281,7 @@ static int pool_run(struct pool *p, int nthreads, bool progress, double t0)
             break;
     if (started == 0)
         pool_worker(p); /* no thread could start: run everything here */
-    pool_wait(p, tids, started, progress, t0);
+    pool_wait(p, tids, started, o, t0);
     free(tids);
     return 0;
 }
@@ -243,6 +315,19 @@ static void runner_gather_measured(const struct scenario *s, struct rpt_results 
     }
 }
 
+/* What the run was (scenario_load's config_text, the --set texts, the
+ * binary's commit). */
+static void runner_gather_config(const struct scenario *s, struct rpt_results *r)
+{
+    r->config_text = xstrdup(s->config_text ? s->config_text : "");
+    snprintf(r->config_sha256, sizeof r->config_sha256, "%s", s->config_sha256);
+    r->nsets = s->nsets;
+    r->sets = xcalloc((size_t)s->nsets + 1, sizeof *r->sets);
+    for (int i = 0; i < s->nsets; i++)
+        r->sets[i] = xstrdup(s->sets[i]);
+    r->commit = xstrdup(pmlab_git_commit());
+}
+
 static void runner_gather(const struct pool *p, struct rpt_results *r)
 {
     const struct scenario *s = p->s;
@@ -254,6 +339,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
     r->reps = p->reps;
     r->paired = true; /* common random numbers (world.h) */
     r->cpus = s->report_cpus ? cpulist_format(s->report_cpus, s->machine->ncpus) : NULL;
+    runner_gather_config(s, r);
     r->nvariants = p->nvar;
     r->variants = xcalloc((size_t)p->nvar, sizeof *r->variants);
     struct rpt_metric_set *sets = xcalloc((size_t)p->reps, sizeof *sets);
@@ -266,6 +352,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
         rv->cmdline = xstrdup(sv->cmdline ? sv->cmdline : "");
         rv->sysfs = xstrdup(sv->sysfs ? sv->sysfs : "");
         rv->config = xstrdup(sv->config ? sv->config : "");
+        rv->settings = xstrdup(sv->config_text ? sv->config_text : "");
         for (int rep = 0; rep < p->reps; rep++)
             runner_combine(p, v, rep, &sets[rep]);
         rpt_variant_summarize(rv, sets, p->reps);
@@ -303,7 +390,7 @@ double runner_primary_ci_pct(const struct rpt_variant *v, const char *primary)
     const struct rpt_metric *m = primary ? rpt_variant_metric(v, primary) : NULL;
     if (!m)
         return 0;
-    double half = (m->ci_hi - m->ci_lo) / 2;
+    double half = m->half_width; /* the precision, not the range's cut */
     if (!isfinite(half) || !isfinite(m->mean))
         return INFINITY;
     if (half == 0)
@@ -407,7 +494,7 @@ int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt
     memset(out, 0, sizeof *out);
     for (;;) {
         pool_grow(&p, reps);
-        pool_run(&p, nthreads, o->progress, t0);
+        pool_run(&p, nthreads, o, t0);
         rc = runner_first_failure(&p, err, errsize);
         if (rc != 0)
             break;

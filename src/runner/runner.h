@@ -24,6 +24,9 @@ struct runner_opts {
     uint64_t seed;       /* overrides the scenario's when seed_set */
     bool quick;          /* run the scenario's [quick] configuration */
     bool progress;       /* one updating line on stderr */
+    /* Say on stderr, once, when the runs' estimate (runner_eta_s) first
+     * exceeds RUNNER_LONG_RUN_S (a warning: even where progress is off). */
+    bool warn_long;
     /* Run only these variants (indices into the scenario, ascending); NULL =
      * all. Each keeps its own random streams, so its numbers are the ones it
      * has in a full run: any run can be reproduced alone. */
@@ -58,6 +61,32 @@ struct runner_stats {
 #define RUNNER_BAD_PRIMARY (-2)
 int runner_run(const struct scenario *s, const struct runner_opts *o, struct rpt_results *out,
                struct runner_stats *stats, char *err, size_t errsize);
+
+/* What the progress line is drawn from: runs done of total, wall seconds
+ * since the start, the wall seconds the finished runs took between them, and
+ * the worker threads. */
+struct runner_progress {
+    int done, total, nthreads;
+    double elapsed_s, done_wall_s;
+};
+
+/* The seconds the remaining runs will take: the mean wall time of a finished
+ * run times the runs left, over the threads that still have one to run.
+ * Negative while no run has finished: there is nothing to estimate from
+ * yet (runs of one scenario differ by their variant's settings far less
+ * than by the scenario, so the first runs are a fair sample). */
+double runner_eta_s(const struct runner_progress *p);
+/* "NAME: DONE/TOTAL runs, E s elapsed, ETA T" into buf; T is "after the
+ * first run" while runner_eta_s is negative, else seconds, minutes, hours or
+ * days. */
+void runner_progress_line(const struct runner_progress *p, const char *name, char *buf,
+                          size_t size);
+/* An estimate beyond this is said before the run goes on (runner_opts.warn_long). */
+#define RUNNER_LONG_RUN_S 3600.0
+/* The warning for p, into buf; false (buf untouched) when runner_eta_s(p)
+ * is unknown or at most RUNNER_LONG_RUN_S. */
+bool runner_long_run_warning(const struct runner_progress *p, const char *name, char *buf,
+                             size_t size);
 
 /* The 95 % CI half-width of v's metric named primary in % of |mean|. 0 when
  * v has no such metric or no spread; INFINITY when the mean is 0 with

@@ -22,6 +22,7 @@
 #include "scenario/machine_path.h"
 #include "util/cpulist.h"
 #include "util/inifile.h"
+#include "util/sha256.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "util/xalloc.h"
@@ -787,6 +788,89 @@ static int scn_interpret(struct scn_parse *st, const struct scenario_load_opts *
     return 0;
 }
 
+/* The name of section sec as a --set names it: "workload", "vm NAME". */
+static char *scn_section_name(const struct scn_parse *st, int sec)
+{
+    static const char *const fixed[SEC_VARIANT0] = { "scenario", "workload", "quick", "report",
+                                                     "sweep", "measured" };
+    if (sec < SEC_VARIANT0)
+        return xstrdup(fixed[sec]);
+    if (sec < SEC_VM0)
+        return xasprintf("variant %s", st->s->variants[sec - SEC_VARIANT0].name);
+    if (sec < SEC_DEV0)
+        return xasprintf("vm %s", st->s->vms[sec - SEC_VM0].name);
+    return xasprintf("device %s", st->s->devices[sec - SEC_DEV0].name);
+}
+
+/* text += "PREFIXKEY = VALUE\n" ("+=" for a continuation line). */
+static void scn_config_line(char **text, const char *prefix, const struct raw_kv *kv)
+{
+    char *next = xasprintf("%s%s%s %s %s\n", *text ? *text : "", prefix, kv->key,
+                           kv->continuation ? "+=" : "=", kv->value);
+    free(*text);
+    *text = next;
+}
+
+static bool scn_config_shared(const struct raw_kv *kv)
+{
+    if (kv->sec < 0 || kv->sec == SEC_SWEEP || (kv->sec >= SEC_VARIANT0 && kv->sec < SEC_VM0))
+        return false;
+    return !(kv->sec == SEC_SCENARIO &&
+             (strcmp(kv->key, "seed") == 0 || strcmp(kv->key, "replications") == 0));
+}
+
+/* text += "WHAT N sha256 = HEX\n" for each of what's files: their contents,
+ * not their paths (the keys naming them are lines of their own), so that a
+ * run from another directory records the same configuration. */
+static void scn_config_files(char **text, const char *what, const char *const *paths, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char hex[65];
+        sha256_file_hex(paths[i], hex);
+        char *next = xasprintf("%s%s %d sha256 = %s\n", *text, what, i + 1, hex);
+        free(*text);
+        *text = next;
+    }
+}
+
+/* s->config_text, its hash, s->sets and every variant's config_text (see
+ * scenario_load). */
+static void scn_record_config(struct scn_parse *st, const struct scenario_load_opts *opts)
+{
+    struct scenario *s = st->s;
+    char *text = xstrdup("");
+    for (int i = 0; i < st->nkv; i++) {
+        const struct raw_kv *kv = &st->kv[i];
+        if (kv->sec >= SEC_VARIANT0 && kv->sec < SEC_VM0)
+            scn_config_line(&s->variants[kv->sec - SEC_VARIANT0].config_text, "", kv);
+        if (!scn_config_shared(kv))
+            continue;
+        char *sec = scn_section_name(st, kv->sec), *prefix = xasprintf("%s.", sec);
+        scn_config_line(&text, prefix, kv);
+        free(prefix);
+        free(sec);
+    }
+    for (int i = 0; i < st->nmachine_ov; i++) {
+        const struct hw_machine_override *o = &st->machine_ov[i];
+        char *next = xasprintf("%smachine.%s.%s = %s\n", text, o->section, o->key, o->value);
+        free(text);
+        text = next;
+    }
+    const char *machine_path = s->machine->path;
+    scn_config_files(&text, "machine file", &machine_path, 1);
+    for (int quick = 0; quick < 2; quick++) {
+        const char *paths[SCN_MAX_INPUTS];
+        int n = wl_config_files(s->wl, quick ? s->wl_cfg_quick : s->wl_cfg, paths, SCN_MAX_INPUTS);
+        scn_config_files(&text, quick ? "quick input" : "input", paths, n);
+    }
+    s->config_text = text;
+    sha256_text_hex(text, strlen(text), s->config_sha256);
+    s->nsets = opts ? opts->nsets : 0;
+    s->sets = xcalloc((size_t)s->nsets + 1, sizeof *s->sets);
+    for (int i = 0; i < s->nsets; i++)
+        s->sets[i] = xstrdup(opts->sets[i]);
+}
+
 /* --set: the sections a SECTION.KEY may name. */
 static const char *const scn_set_sections[] = { "scenario", "workload", "quick", "report",
                                                 "sweep", "variant", "vm", "machine" };
@@ -1007,6 +1091,8 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
         rc = scn_apply_sets(&st, opts, d);
     if (rc == 0)
         rc = scn_interpret(&st, opts, d);
+    if (rc == 0)
+        scn_record_config(&st, opts);
     for (int i = 0; i < st.nkv; i++) {
         free(st.kv[i].key);
         free(st.kv[i].value);
@@ -1086,6 +1172,7 @@ void scenario_free(struct scenario *s)
         free(v->workload);
         free(v->wl_cfg);
         free(v->wl_cfg_quick);
+        free(v->config_text);
         kparams_destroy(&v->kp);
     }
     free(s->variants);
@@ -1095,6 +1182,10 @@ void scenario_free(struct scenario *s)
     free(s->report_cpus);
     free(s->wl_affinity);
     free(s->description);
+    free(s->config_text);
+    for (int i = 0; i < s->nsets; i++)
+        free(s->sets[i]);
+    free(s->sets);
     if (s->wl && s->wl_cfg)
         wl_config_release(s->wl, s->wl_cfg);
     if (s->wl && s->wl_cfg_quick)

@@ -42,6 +42,9 @@ struct scenario_variant {
     /* The workload configuration with its workload.KEY lines applied (full
      * and --quick); NULL when it has none: the scenario's. */
     void *wl_cfg, *wl_cfg_quick;
+    /* Its section's keys after every --set, one "KEY = VALUE" line each
+     * (scenario_config_text's rule): what it runs besides the shared part. */
+    char *config_text;
 };
 
 /* One [measured] value: a metric as a real host measured it. */
@@ -85,6 +88,12 @@ struct scenario {
                                  * workload's threads may run on; NULL: every CPU */
     struct scenario_measured *measured; /* [measured], in file order */
     int nmeasured;
+    /* The configuration every variant shares, resolved (config_text, with
+     * its SHA-256 as hex): see scenario_load. */
+    char *config_text;
+    char config_sha256[65];
+    char **sets;                /* the --set texts as given, in order */
+    int nsets;
 };
 
 struct scenario_load_opts {
@@ -105,7 +114,19 @@ struct scenario_load_opts {
     const char *const *set_labels;
 };
 
-/* Load and validate path. NULL with d set on any error. */
+/* Load and validate path. NULL with d set on any error.
+ *
+ * s->config_text records what every variant shares, so that two runs can be
+ * told apart by more than their names (compare refuses to pair runs made
+ * with different settings): one line per key of every section but the
+ * variants' and [sweep] (a run ignores it), "SECTION.KEY = VALUE" in file
+ * order after the --set overrides (a replaced key appears once, with its new
+ * value; "+=" marks a continuation line), then each --set machine.* override,
+ * then the SHA-256 of the machine file and of every workload input file the
+ * shared configuration names (their contents are part of what ran; not
+ * their paths, so a run from another directory records the same text). The
+ * seed and the replication count are not in it: they decide pairing, not
+ * what a run is. Each variant's own keys are its config_text. */
 struct scenario *scenario_load(const char *path, const struct scenario_load_opts *opts,
                                struct diag *d);
 /* Report the cpus.* metrics over the CPUs of list (the kernel's cpulist

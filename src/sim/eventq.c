@@ -295,6 +295,20 @@ static void bucket_remove_at(struct sim_eventq *q, struct sim_eventq_bucket *b, 
     q->wheel_count--;
 }
 
+/* A bucket the horizon has drained gives back what it holds beyond twice its
+ * events: each bucket fills when its lap's events cluster in it (a hold
+ * model at N = 262144 with 1 ms mean gaps put ~100 k in every bucket in
+ * turn), and a capacity kept from then on made the wheel hold its largest
+ * lap in every bucket (169 MB peak RSS in bench/hold, 256 buckets). */
+static void bucket_shrink(struct sim_eventq_bucket *b)
+{
+    if (b->cap <= EQ_BUCKET_INITIAL_CAP || b->count > b->cap / 4)
+        return;
+    size_t cap = 2 * b->count > EQ_BUCKET_INITIAL_CAP ? 2 * b->count : EQ_BUCKET_INITIAL_CAP;
+    b->ev = xreallocarray(b->ev, cap, sizeof *b->ev);
+    b->cap = cap;
+}
+
 /* Move the horizon one bucket on: the events of the bucket that fall before
  * the new horizon go to the heap; those of a later lap stay. Returns how many
  * moved. */
@@ -313,6 +327,7 @@ static size_t wheel_advance(struct sim_eventq *q)
         heap_insert(q, ev);
         moved++;
     }
+    bucket_shrink(b);
     q->horizon_ns = next;
     return moved;
 }

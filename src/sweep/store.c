@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <nettle/sha2.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,40 +13,16 @@
 #include <unistd.h>
 
 #include "util/readfile.h"
+#include "util/sha256.h"
 #include "util/strutil.h"
+#include "util/version.h"
 #include "util/xalloc.h"
-
-#ifndef PMLAB_GIT_COMMIT
-#define PMLAB_GIT_COMMIT "unknown"
-#endif
 
 struct sweep_store {
     sqlite3 *db;
     const char *path;
     sqlite3_stmt *has_point;
 };
-
-void store_file_sha256(const char *path, char hex[65])
-{
-    hex[0] = '\0';
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    struct sha256_ctx ctx;
-    sha256_init(&ctx);
-    uint8_t buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sha256_update(&ctx, n, buf);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad)
-        return;
-    uint8_t digest[SHA256_DIGEST_SIZE];
-    sha256_digest(&ctx, sizeof digest, digest);
-    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-}
 
 static void store_id_put(struct store_identity *id, const char *key, char *value)
 {
@@ -61,9 +36,9 @@ void store_identity_of(const struct sweep_spec *spec, const struct scenario *bas
     memset(id, 0, sizeof *id);
     char hex[65];
     store_id_put(id, "scenario", xstrdup(base->name));
-    store_file_sha256(spec->scenario, hex);
+    sha256_file_hex(spec->scenario, hex);
     store_id_put(id, "scenario_sha256", xstrdup(hex));
-    store_file_sha256(base->machine->path, hex);
+    sha256_file_hex(base->machine->path, hex);
     store_id_put(id, "machine_sha256", xstrdup(hex));
     store_id_put(id, "grid", sweep_grid_describe(&spec->grid));
     char *sets = xstrdup("");
@@ -248,7 +223,7 @@ static int store_init_sweep(sqlite3 *db, const struct store_identity *id,
     struct tm tm;
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     rc |= store_put_kv(db, "provenance", "pmlab_version", PMLAB_VERSION);
-    rc |= store_put_kv(db, "provenance", "git_commit", PMLAB_GIT_COMMIT);
+    rc |= store_put_kv(db, "provenance", "git_commit", pmlab_git_commit());
     rc |= store_put_kv(db, "provenance", "shard", shard[0] ? shard : "all");
     rc |= store_put_kv(db, "provenance", "started", started);
     char *text = read_whole_file(spec->scenario);
@@ -485,7 +460,7 @@ static int store_insert_point(sqlite3 *db, const struct sweep_spec *spec,
 {
     const char *machine_path = r->machine ? r->machine : "";
     char hex[65];
-    store_file_sha256(machine_path, hex);
+    sha256_file_hex(machine_path, hex);
     char *label = sweep_point_label(&spec->grid, r->point);
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(db, "INSERT INTO points VALUES(?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL);

@@ -112,8 +112,4 @@ void store_reader_close(struct store_reader *rd);
 int store_merge(const char *const *inputs, int n, const char *out, bool *bad_input, char *msg,
                 size_t msgsize);
 
-/* The SHA-256 of the file at path, as 64 hex digits into hex[65]; "" when
- * it cannot be read. */
-void store_file_sha256(const char *path, char hex[65]);
-
 #endif

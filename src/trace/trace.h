@@ -193,10 +193,16 @@ struct trace_whatif {
     int ncpus, nstates;
     struct trace_whatif_cpu *cpu;
     uint64_t beyond_table;         /* real periods in a state the table lacks */
+    uint64_t periods;              /* closed periods replayed */
+    uint64_t timer_ended;          /* of them, ended by the recorded timer the governor
+                                    * was told of (told about their length) */
+    uint64_t no_timer;             /* of them, with no timer recorded after their entry
+                                    * (told the tick period) */
 };
 
-/* Replay td's closed idle periods through o->gov on o->drv (whatif.c says
- * what is approximated). */
+/* Replay td's closed idle periods through o->gov on o->drv, telling it only
+ * what the trace records about timers (whatif.c says what, and what is
+ * approximated). */
 void trace_whatif_run(const struct trace_data *td, const struct trace_whatif_opts *o,
                       struct trace_whatif *out);
 void trace_whatif_free(struct trace_whatif *w);

@@ -10,11 +10,19 @@
  * real choices go through the same accounting, so above/below are counted
  * by the kernel's rule for both.
  *
- * What the trace does not hold is approximated, and printed: the sleep
- * length the timer subsystem would have given (tick_nohz_get_sleep_length)
- * is taken as the period's observed length, exact for a timer wake-up,
- * optimistic for any other (the real next timer was later); the tick is
- * taken as running (never stopped), at the given HZ; no PM QoS limit. */
+ * What the governor is told is only what the trace records about timers,
+ * never the period's length (which would make every governor an oracle:
+ * "above 0.0 %"). The sleep length the timer subsystem gives at idle entry
+ * (tick_nohz_get_sleep_length: the next timer event on the CPU) is taken as
+ * the time from the entry to the next timer expiry the trace records on that
+ * CPU (timer:hrtimer_expire_entry, timer_expire_entry, irq_vectors:
+ * local_timer_entry, the tick included), capped by the tick period (the tick
+ * is taken as running, at the given HZ: the next tick is at most a period
+ * away). It is exact when a timer ends the period and later than the period
+ * when an interrupt or a wake-up ends it, as on the real system. A CPU with
+ * no timer expiry after the entry in the trace (timer events not recorded,
+ * or the end of the file) is told the tick period; the output counts those.
+ * No PM QoS limit. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +35,33 @@ struct whatif_cpu {
     struct cpuidle_device real, sim;
     int open_state;        /* idle state of the open period, -1 none or unknown */
     uint64_t since_ns;
+    int64_t sleep_ns;      /* the open period's time to the next recorded timer, -1 none */
 };
+
+/* For every event i, the time from it to the next timer expiry the trace
+ * records on its CPU at or after it ([td->n], -1 where there is none): one
+ * pass from the end. */
+static int64_t *whatif_next_timer(const struct trace_data *td)
+{
+    int64_t *next = xcalloc(td->n + 1, sizeof *next);
+    uint64_t *last = xcalloc((size_t)td->ncpus, sizeof *last);
+    bool *seen = xcalloc((size_t)td->ncpus, sizeof *seen);
+    for (size_t i = td->n; i-- > 0;) {
+        const struct trace_ev *e = &td->ev[i];
+        next[i] = -1;
+        if (e->cpu < 0 || e->cpu >= td->ncpus)
+            continue;
+        if (e->kind == TRACE_EV_TIMER) {
+            last[e->cpu] = e->ts_ns;
+            seen[e->cpu] = true;
+        }
+        if (seen[e->cpu])
+            next[i] = (int64_t)(last[e->cpu] - e->ts_ns);
+    }
+    free(last);
+    free(seen);
+    return next;
+}
 
 static void whatif_dev_init(struct cpuidle_device *dev, const struct trace_whatif_opts *o,
                             int cpu, bool with_gov)
@@ -45,13 +79,15 @@ static void whatif_dev_init(struct cpuidle_device *dev, const struct trace_whati
 }
 
 /* One closed period of length len_ns that the real governor spent in
- * state real_idx: the governor's choice for it, both accounted. */
+ * state real_idx, entered with sleep_ns to the next recorded timer (-1:
+ * none recorded): the governor's choice for it, both accounted. */
 static void whatif_period(const struct trace_whatif_opts *o, struct whatif_cpu *c, int real_idx,
-                          int64_t len_ns)
+                          int64_t len_ns, int64_t sleep_ns)
 {
     struct cpuidle_device *dev = &c->sim;
-    dev->next_timer_ns = len_ns;
-    dev->delta_tick_ns = len_ns < dev->tick_period_ns ? len_ns : dev->tick_period_ns;
+    int64_t tick_ns = dev->tick_period_ns;
+    dev->next_timer_ns = sleep_ns >= 0 && sleep_ns < tick_ns ? sleep_ns : tick_ns;
+    dev->delta_tick_ns = dev->next_timer_ns;
     dev->tick_stopped = false;
     bool stop_tick = true;
     int idx = o->gov->select(&o->drv, dev, &stop_tick);
@@ -66,6 +102,10 @@ static void whatif_period(const struct trace_whatif_opts *o, struct whatif_cpu *
         cpuidle_account(&o->drv, &c->real, real_idx, len_ns, false);
 }
 
+/* A timer expiry this soon after a period's end is what ended it (the
+ * handler runs just after the idle exit event). */
+#define WHATIF_TIMER_SLOP_NS 20000
+
 void trace_whatif_run(const struct trace_data *td, const struct trace_whatif_opts *o,
                       struct trace_whatif *out)
 {
@@ -79,6 +119,7 @@ void trace_whatif_run(const struct trace_data *td, const struct trace_whatif_opt
         whatif_dev_init(&c[i].sim, o, i, true);
         c[i].open_state = -1;
     }
+    int64_t *next_timer = whatif_next_timer(td);
     for (size_t i = 0; i < td->n; i++) {
         const struct trace_ev *e = &td->ev[i];
         if (e->cpu < 0 || e->cpu >= td->ncpus)
@@ -91,13 +132,19 @@ void trace_whatif_run(const struct trace_data *td, const struct trace_whatif_opt
         if (e->kind != TRACE_EV_IDLE)
             continue;
         if (wc->open_state >= 0) {
-            whatif_period(o, wc, wc->open_state, (int64_t)(e->ts_ns - wc->since_ns));
+            int64_t len_ns = (int64_t)(e->ts_ns - wc->since_ns);
+            whatif_period(o, wc, wc->open_state, len_ns, wc->sleep_ns);
+            out->periods++;
+            out->no_timer += wc->sleep_ns < 0;
+            out->timer_ended += wc->sleep_ns >= 0 && wc->sleep_ns <= len_ns + WHATIF_TIMER_SLOP_NS;
             if (wc->open_state >= o->drv.state_count)
                 out->beyond_table++;
         }
         wc->open_state = e->value >= 0 ? (int)e->value : -1;
         wc->since_ns = e->ts_ns;
+        wc->sleep_ns = next_timer[i];
     }
+    free(next_timer);
     for (int i = 0; i < td->ncpus; i++) {
         for (int s = 0; s < o->drv.state_count; s++) {
             out->cpu[i].real[s] = c[i].real.states_usage[s];
@@ -131,8 +178,15 @@ void trace_whatif_print(FILE *out, const struct trace_data *td, const struct tra
             td->ncpus, o->gov->name, o->hz, o->drv.state_count);
     if (o->table_from)
         fprintf(out, "table: %s\n", o->table_from);
-    fprintf(out, "approximated: sleep length = each period's observed length (exact for a timer "
-            "wake-up, optimistic otherwise); tick running; no PM QoS limit; the periods keep "
+    fprintf(out, "told: sleep length = time from idle entry to the next timer expiry the trace "
+            "records on the CPU (timer:hrtimer_expire_entry, timer_expire_entry, "
+            "local_timer_entry), at most the tick period (%.3f ms at HZ %d); never the "
+            "period's length\n", 1e3 / o->hz, o->hz);
+    fprintf(out, "told: of %" PRIu64 " periods, %" PRIu64 " ended by a recorded timer (told "
+            "about their length), %" PRIu64 " ended earlier, %" PRIu64 " with no timer "
+            "recorded after their entry (told the tick period)\n", w->periods, w->timer_ended,
+            w->periods - w->timer_ended - w->no_timer, w->no_timer);
+    fprintf(out, "approximated: tick running (never stopped); no PM QoS limit; the periods keep "
             "their recorded lengths\n");
     if (td->dropped[0])
         fprintf(out, "dropped: the file ends early: %s\n", td->dropped);

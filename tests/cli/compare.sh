@@ -65,3 +65,41 @@ expect_exit 2 "$P" compare "$T/a.json"
 expect_exit 2 "$P" compare "$T/a.json" "$T/a.json" --format xml
 expect_exit 0 "$P" compare --help
 ok "bad input: exit 2, one line"
+
+# Every JSON records what was run (issue 27 item 7): the shared configuration's
+# text and hash, the overrides and the commit; compare refuses runs whose
+# shared configuration differs and pairs those that differ only in variants.
+grep -q '"configuration": {' "$T/a.json" && grep -q '"sha256": "[0-9a-f]\{64\}"' "$T/a.json" &&
+    grep -q '"text": ".*workload.load = 0.5' "$T/a.json" && grep -q '"commit": "' "$T/a.json" ||
+    fail "a.json lacks its configuration"
+"$P" run "$S" --quick --quiet --reps 2 --set workload.load=0.6 --format json >"$T/load.json" ||
+    fail "run --set"
+grep -q '"overrides": \[$' "$T/load.json" && grep -q '"workload.load=0.6"' "$T/load.json" &&
+    grep -q '"text": ".*workload.load = 0.6' "$T/load.json" || fail "load.json: override not recorded"
+expect_exit 2 "$P" compare "$T/a.json" "$T/load.json"
+grep -q "different configurations (only the variants may differ): .*a.json has 'workload.load = 0.5', .*load.json has 'workload.load = 0.6'" "$T/e" ||
+    fail "different configurations: $(cat "$T/e")"
+# A variant-only override is the variant under test: paired, and shown.
+"$P" run "$S" --quick --quiet --reps 2 --variant menu --set 'variant.menu.cmdline=cpuidle.governor=teo' \
+    --format json >"$T/var.json" || fail "run --set variant"
+"$P" compare "$T/a.json" "$T/var.json" >"$T/av.txt" || fail "compare variant-only override"
+grep -q '^deltas: paired t' "$T/av.txt" || fail "variant-only override not paired"
+grep -qx 'overrides --set variant.menu.cmdline=cpuidle.governor=teo' "$T/av.txt" || fail "compare: no overrides line"
+"$P" run "$S" --quick --quiet --reps 2 --set workload.load=0.6 >"$T/load.txt" || fail "run --set table"
+grep -qx 'overrides --set workload.load=0.6' "$T/load.txt" || fail "run table: no overrides line"
+! grep -q '^overrides' "$T/ab.txt" || fail "overrides line without --set"
+# A file from an older pmlab (no configuration) is not paired; another
+# commit neither.
+python3 - "$T/a.json" "$T/old.json" "$T/commit.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d.pop("configuration")
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+d["configuration"] = dict(c, commit="0" * 40)
+json.dump(d, open(sys.argv[3], "w"), indent=2)
+PY
+"$P" compare "$T/old.json" "$T/a.json" --format json | grep -q '"unpaired": "a file records no configuration' ||
+    fail "old file paired"
+"$P" compare "$T/commit.json" "$T/a.json" --format json | grep -q '"unpaired": "the files come from different pmlab commits"' ||
+    fail "other commit paired"
+ok "configuration recorded; compare refuses other settings, pairs variant-only changes"

@@ -42,3 +42,16 @@ sed -n '/^variant perf/,/^$/p' "$T/x.txt" |
     fail "performance governor: EPP not the pinned 0"
 sed -n '/^variant base/,/^$/p' "$T/x.txt" | grep -q 'EPP 128$' || fail "powersave: EPP 128"
 echo "ok - explain: removed and disabled states marked, the EPP the model uses"
+
+# --set applies as in run (issue 27 item 7): the overrides line names it and
+# the variant resolves to it.
+"$P" explain scenarios/ibrs-off.ini --set 'variant.ibrs_off.cmdline=cpuidle.off=1' >"$T/set.txt" ||
+    fail "explain --set"
+grep -qx 'overrides --set variant.ibrs_off.cmdline=cpuidle.off=1' "$T/set.txt" || fail "explain: no overrides line"
+sed -n '/^variant ibrs_off/,/^$/p' "$T/set.txt" | grep -q 'cpuidle.off=1' || fail "explain --set not applied"
+! grep -q '^overrides' "$T/ibrs-off.txt" || fail "explain without --set shows overrides"
+set +e
+"$P" explain scenarios/ibrs-off.ini --set workload.nosuchkey=1 >/dev/null 2>"$T/e"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- '--set workload.nosuchkey=1' "$T/e" || fail "explain bad --set: exit $rc $(cat "$T/e")"
+echo "ok - explain --set: applied and listed"

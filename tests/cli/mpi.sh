@@ -49,3 +49,30 @@ set -e
 [ $rc -eq 2 ] && grep -q "did you mean load?" bad.err && [ ! -e bad.db ] ||
     fail "bad grid under MPI: exit $rc: $(head -3 bad.err)"
 ok "bad grid under MPI: exit 2, no database"
+
+# Interrupted, rank 0 says what is committed and prints the command that
+# continues the sweep through MPI (issue 27 item 14: it printed a plain
+# 'pmlab sweep'; and a signal reached one of Open MPI's threads, which died
+# of it without a word). SIGTERM goes to rank 0 itself, as a terminal's
+# Ctrl-C would reach it.
+K="--grid workload.load=0.1,0.2,0.3,0.4 --set workload.duration_ms=30000 --quiet --jobs 1"
+$MPIRUN -np 2 "$M" sweep tiny.ini $K --db int.db >/dev/null 2>int.err &
+pid=$!
+rank0=
+i=0
+while [ -z "$rank0" ]; do
+    i=$((i + 1)); [ $i -lt 300 ] || { kill $pid; fail "no rank 0 in 30 s"; }
+    sleep 0.1
+    for p in $(pgrep -f "pmlab-mpi sweep tiny.ini" || true); do
+        # ours (run in $T), rank 0
+        [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$(pwd -P)" ] &&
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && rank0=$p
+    done
+done
+sleep 1
+kill -TERM "$rank0"
+set +e; wait $pid; set -e
+grep -q "^pmlab sweep: interrupted by SIGTERM: [0-9] of the 4 points are committed to int.db" int.err &&
+    grep -q "^  mpirun -n 2 $M sweep $K --db int.db tiny.ini --resume$" int.err ||
+    fail "MPI interruption: $(cat int.err)"
+ok "interrupted under MPI: what is committed, and the resume command is mpirun -n 2 pmlab-mpi"

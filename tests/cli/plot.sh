@@ -48,3 +48,31 @@ grep -q '^## Results' "$T/rep/report.md" && grep -q '^## What each variant resol
 grep -q '^\* cpuidle: no driver: cpuidle.off=1' "$T/rep/report.md" || fail "report.md explain marks"
 grep -q '<svg' "$T/rep/report.html" || fail "report.html does not inline the plots"
 echo "ok - plots and report written"
+
+# report.md shows a scenario's text, never interprets it (issue 27 item 14):
+# Markdown and HTML in the description are escaped, a backtick in a cmdline
+# cannot end its code span.
+cat >"$T/md.ini" <<'INI'
+[scenario]
+name = md
+description = # <script>alert(1)</script> | *bold* [x](y) & `code` ```
+machine = skx-2s
+replications = 2
+[workload]
+type = rr
+load = 0.2
+warmup_ms = 5
+duration_ms = 20
+[variant a]
+kernel = 6.12
+INI
+"$P" run "$T/md.ini" --quiet --report "$T/mdrep" >/dev/null || fail "run --report md"
+grep -qxF '\# \<script\>alert(1)\</script\> \| \*bold\* \[x\](y) \& \`code\` \`\`\`' "$T/mdrep/report.md" ||
+    fail "report.md: description not escaped: $(sed -n 3p "$T/mdrep/report.md")"
+# Outside code blocks no raw markup; the blocks' fences outlast the
+# description's ``` (which the results table repeats).
+awk '/^````*$/ { if (!f) { f = length($0) } else if (length($0) == f) { f = 0 }; next }
+     !f && /<script>/ { bad = 1 } END { exit bad || f }' "$T/mdrep/report.md" ||
+    fail "report.md: raw <script> outside a code block, or a fence left open"
+grep -qx '````' "$T/mdrep/report.md" || fail "report.md: the results fence does not outlast the description's backticks"
+ok "report.md escapes the description"

@@ -205,3 +205,20 @@ for k in cpuidle.governor cpuidle.off idle CONFIG_HZ cpu_dma_latency pm_qos_resu
     grep -q "^$k" "$T/p" || fail "params lacks $k"
 done
 ok "machines and params"
+
+# A run estimated past an hour says so once its first runs are done (issue
+# 27 item 12), even with --quiet and no terminal; Ctrl-C then leaves nothing.
+"$P" run "$S" --reps 1000 --quiet --set workload.duration_ms=1500 >"$T/long.out" 2>"$T/long.err" &
+pid=$!
+i=0
+until grep -q 'warning' "$T/long.err"; do
+    i=$((i + 1)); [ $i -lt 600 ] || { kill $pid; fail "no long-run warning in 60 s"; }
+    sleep 0.1
+done
+kill -TERM $pid
+set +e; wait $pid; rc=$?; set -e
+[ $rc -eq 143 ] || fail "long run: SIGTERM exit $rc"
+grep -q "^pmlab run: warning: example-rr: at [0-9.]* s a run, the [0-9]* runs left will take about [0-9.]* \(h\|min\|days\) more on [0-9]* threads" "$T/long.err" ||
+    fail "long-run warning: $(cat "$T/long.err")"
+[ "$(grep -c warning "$T/long.err")" -eq 1 ] || fail "long-run warning said more than once"
+ok "an estimate over an hour: one warning, even with --quiet"

@@ -220,6 +220,24 @@ done
 [ "$(ls -a . pd | grep -c pmlab-)" -eq 3 ] || fail "temporaries after a run: $(ls -a . pd | grep pmlab-)"
 ok "stale temporaries of a dead PID removed, a live one's and another host's kept"
 
+# Old-format temporaries (before names said their host: .F.pmlab-PID-N and
+# DIR/.pmlab-XXXXXX) are removed once more than a day old (and, with a PID,
+# that PID is gone); younger ones may be another host's live run.
+touch ".t.csv.pmlab-$dead-0" ".t.csv.pmlab-$dead-0-journal" ".t.csv.pmlab-$dead-1"
+touch -d '2 days ago' ".t.csv.pmlab-$dead-0" ".t.csv.pmlab-$dead-0-journal"
+mkdir "pd/.pmlab-Ab12Cd" "pd/.pmlab-Xy34Zw" && touch "pd/.pmlab-Ab12Cd/sweep-x.png"
+touch -d '2 days ago' "pd/.pmlab-Ab12Cd"
+"$P" export good.db -o t.csv || fail "export -o t.csv (old-format temporaries)"
+"$P" sweep tiny.ini $G --db good.db --resume --plot pd >/dev/null 2>err || fail "--plot pd: $(cat err)"
+for f in ".t.csv.pmlab-$dead-0" ".t.csv.pmlab-$dead-0-journal" "pd/.pmlab-Ab12Cd"; do
+    [ ! -e "$f" ] || fail "$f (old format, two days old) is left"
+done
+for f in ".t.csv.pmlab-$dead-1" "pd/.pmlab-Xy34Zw"; do
+    [ -e "$f" ] || fail "$f (old format, fresh) was removed"
+done
+rm -rf ".t.csv.pmlab-$dead-1" "pd/.pmlab-Xy34Zw"
+ok "old-format temporaries removed when over a day old, fresh ones kept"
+
 # Past a file size limit: a message naming the file and exit 1, not a
 # silent death by SIGXFSZ (status 153).
 set +e

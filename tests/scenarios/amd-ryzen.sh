@@ -16,7 +16,7 @@ variant_block() { awk -v v="variant $1:" 'index($0, v) == 1 { on = 1; next } /^v
 variant_block prefcore | grep -q 'cpuidle: driver acpi_idle' || fail "prefcore: not acpi_idle"
 variant_block prefcore | grep -q 'cpuidle state3: C3 .*ACPI IOPORT 0x415 latency 350 us' ||
     fail "prefcore: no I/O C3"
-variant_block prefcore | grep -q 'cpufreq: driver amd-pstate-epp' || fail "prefcore: not amd-pstate-epp"
+variant_block prefcore | grep -q "cpufreq: driver amd-pstate-epp, CPPC autonomous selection (active mode, EPP) on" || fail "prefcore: not amd-pstate-epp in CPPC autonomous mode (not HWP)"
 variant_block prefcore | grep -q 'itmt: kernel.sched_itmt_enabled = 1' || fail "prefcore: ITMT off"
 variant_block prefcore | grep -q 'itmt: priority by cpu: 0 221, 1 216, 2 236,' ||
     fail "prefcore: priorities are not the CPPC highest perf"

@@ -75,6 +75,9 @@ static void amd_pstate_epp_update_util(struct world *w, struct cpufreq_policy *p
 
 static const struct cpufreq_driver amd_pstate_epp_driver = {
     .name = "amd-pstate-epp",
+    /* Documentation/admin-guide/pm/amd-pstate.rst, active mode: the
+     * platform's CPPC autonomous selection with the EPP hint. */
+    .autonomous = "CPPC autonomous selection (active mode, EPP)",
     .setpolicy = true,
     .set_policy = amd_pstate_epp_set_policy,
     .update_util = amd_pstate_epp_update_util,
@@ -85,6 +88,9 @@ static const struct cpufreq_driver amd_pstate_epp_driver = {
  * intel_cpufreq. */
 static const struct cpufreq_driver amd_pstate_driver = {
     .name = "amd-pstate",
+    /* guided mode (amd-pstate.rst): the platform selects autonomously at or
+     * above the driver's desired performance; passive mode has hwp off. */
+    .autonomous = "CPPC guided autonomous selection (guided mode)",
     .transition_latency_ns = AMD_PSTATE_LATENCY_NS,
     .transition_delay_ns = AMD_PSTATE_DELAY_NS,
     .target = intel_cpufreq_target,

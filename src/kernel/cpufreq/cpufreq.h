@@ -82,6 +82,11 @@ struct cpufreq_governor {
 /* A scaling driver. */
 struct cpufreq_driver {
     const char *name;           /* scaling_driver: "intel_pstate", "intel_cpufreq", ... */
+    /* What the hardware's own frequency selection is called on this
+     * platform when it is on (cpufreq_sys.hwp), as explain shows it: "HWP"
+     * on Intel, CPPC's autonomous selection on AMD (amd-pstate's active and
+     * guided modes); NULL: "HWP". */
+    const char *autonomous;
     bool setpolicy;             /* own algorithms chosen by the policy field */
     sim_time_t transition_latency_ns; /* cpuinfo_transition_latency */
     sim_time_t transition_delay_ns;   /* transition_delay_us, 0 when unset */
@@ -209,6 +214,7 @@ struct cpufreq_explain_cpu {
 struct cpufreq_explain {
     const char *driver;         /* NULL: no driver, every core at its base frequency */
     bool hwp;
+    const char *autonomous;     /* the driver's name for it (cpufreq_driver.autonomous) */
     int ncpus;
     struct cpufreq_explain_cpu *cpu; /* [ncpus], with a driver */
 };

@@ -23,6 +23,7 @@ void cpufreq_explain(const struct hw_machine *m, const struct kparams *kp,
     }
     e->driver = w.cpufreq.driver->name;
     e->hwp = w.cpufreq.hwp;
+    e->autonomous = w.cpufreq.driver->autonomous;
     e->ncpus = m->ncpus;
     e->cpu = xcalloc((size_t)m->ncpus, sizeof *e->cpu);
     for (int cpu = 0; cpu < m->ncpus; cpu++) {
