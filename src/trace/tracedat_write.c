@@ -94,6 +94,8 @@ struct tdw_out {
 
 static void tdw_bytes(struct tdw_out *o, const void *data, size_t n)
 {
+    if (n == 0)
+        return;   /* data may be NULL (an empty buffer) */
     if (o->n + n > o->cap) {
         while (o->n + n > o->cap)
             o->cap = o->cap ? 2 * o->cap : 1 << 16;
