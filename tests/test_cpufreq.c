@@ -344,28 +344,55 @@ static void test_schedutil_freq(void **state)
     (void)state;
     struct cfx *f = cfx_new(NULL, "intel_pstate=passive", NULL);
     struct cpufreq_policy *p = &f->w.cpufreq.policy[0];
-    struct pelt_cpu *pc = &f->w.cpufreq.pelt[0];
     assert_ptr_equal(p->gov, &cpufreq_gov_schedutil);
     /* HWP passive: rate limit = transition_delay_us 5000. */
     assert_int_equal(cpufreq_rate_limit_ns(f->w.cpufreq.driver, &f->kp.kernel), 5 * SIM_NS_PER_MS);
-    pc->idle_calls++;
+    f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 10, 512);            /* 1.25 x 5.2 GHz x 0.5 = 3.25 -> 3.3 GHz */
     assert_int_equal(p->cur_khz, 3300000);
     assert_int_equal(p->hwp_req.min_mhz, 3300);
-    pc->idle_calls++;
+    f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 12, 1024);           /* within 5 ms of the last change */
     assert_int_equal(p->cur_khz, 3300000);
-    pc->idle_calls++;
+    f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 16, 1024);           /* 6.5 GHz, clamped to max */
     assert_int_equal(p->cur_khz, 5200000);
     su_step(f, p, 22, 100);            /* not idle since: no decrease */
     assert_int_equal(p->cur_khz, 5200000);
-    pc->idle_calls++;
+    f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 28, 100);            /* 0.63 GHz -> the minimum */
     assert_int_equal(p->cur_khz, 800000);
-    pc->idle_calls++;
+    f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 34, 300);            /* 1.904 GHz -> 2.0 GHz */
     assert_int_equal(p->cur_khz, 2000000);
+    cfx_free(f);
+}
+
+/* The first wake-up after an idle period may lower the frequency: a task's
+ * dequeue updates schedutil before its CPU's idle loop counts the idle entry
+ * (tick_nohz_idle_stop_tick: idle_calls), so the wake-up's update sees the
+ * CPU idle since (sugov_cpu_is_busy false) and takes the decayed util. */
+static void test_schedutil_lowers_after_idle(void **state)
+{
+    (void)state;
+    struct cfx *f = cfx_new(NULL, "intel_pstate=passive", NULL);
+    struct cpufreq_policy *p = &f->w.cpufreq.policy[0];
+    struct probe a = { 0 }, b = { 0 };
+    task_init(&a.t, probe_done, 0);
+    task_set_affinity(&a.t, 0);
+    sched_wake_task(&f->w, &a.t, 100.0 * SIM_NS_PER_MS, 0);
+    world_run_until(&f->w, 150 * SIM_NS_PER_MS);
+    assert_true(a.done_ns > 0);
+    uint32_t busy_khz = p->cur_khz;
+    uint64_t calls = f->w.idle.cpu[0].idle_calls;
+    world_run_until(&f->w, 250 * SIM_NS_PER_MS);   /* 100 ms idle: util decays */
+    assert_true(f->w.idle.cpu[0].idle_calls > calls || f->w.idle.cpu[0].tick_stopped);
+    task_init(&b.t, probe_done, 0);
+    task_set_affinity(&b.t, 0);
+    sched_wake_task(&f->w, &b.t, 10.0 * SIM_NS_PER_MS, 0);
+    world_run_until(&f->w, f->w.q.now_ns + 2 * SIM_NS_PER_MS);
+    assert_true(busy_khz >= 2500000);
+    assert_true(p->cur_khz < busy_khz / 2);
     cfx_free(f);
 }
 
@@ -613,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_validate_and_offer),
         cmocka_unit_test(test_limits_and_switching),
         cmocka_unit_test(test_schedutil_freq),
+        cmocka_unit_test(test_schedutil_lowers_after_idle),
         cmocka_unit_test(test_rate_limits),
         cmocka_unit_test(test_hwp_monotone),
         cmocka_unit_test(test_hwp_saturated_shortcut),

@@ -123,7 +123,6 @@ struct pelt_cpu {
     struct sched_avg avg;       /* util_avg 0..PELT_SCALE (kernel/sched/pelt.h) */
     struct pelt_clock clock;    /* rq->clock_pelt at f/fmax (kernel/sched/pelt.h) */
     sim_time_t busy_ns;         /* total time running a task */
-    uint64_t idle_calls;        /* times the CPU went idle */
     bool running;
 };
 

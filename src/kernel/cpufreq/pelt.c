@@ -62,9 +62,7 @@ void pelt_update(struct world *w, int cpu)
     struct pelt_cpu *pc = &w->cpufreq.pelt[cpu];
     pelt_sync(w, cpu);
     bool running = w->sched.cpu[cpu].curr != NULL;
-    if (pc->running && !running) {
-        pc->idle_calls++;
+    if (pc->running && !running)
         pelt_clock_enter_idle(&pc->clock, w->q.now_ns, pc->avg.util_sum);
-    }
     pc->running = running;
 }

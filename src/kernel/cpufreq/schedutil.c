@@ -39,11 +39,14 @@ static bool sugov_should_update_freq(const struct sugov_policy *sg, sim_time_t n
     return now - sg->last_freq_update_ns >= sg->rate_limit_ns;
 }
 
-/* Not idle since the last call: sugov_cpu_is_busy (updates the snapshot). */
-static bool sugov_cpu_is_busy(struct sugov_policy *sg, const struct pelt_cpu *pc)
+/* Not idle since the last call: sugov_cpu_is_busy (updates the snapshot).
+ * "Idle" is the tick code's count of idle entries that stopped (or tried to
+ * stop) the tick, read at the update: a task's dequeue updates before its
+ * CPU enters the idle loop, so the next wake-up sees the idle period. */
+static bool sugov_cpu_is_busy(struct sugov_policy *sg, uint64_t idle_calls)
 {
-    bool busy = pc->idle_calls == sg->saved_idle_calls;
-    sg->saved_idle_calls = pc->idle_calls;
+    bool busy = idle_calls == sg->saved_idle_calls;
+    sg->saved_idle_calls = idle_calls;
     return busy;
 }
 
@@ -77,7 +80,8 @@ static void sugov_update_single(struct world *w, struct cpufreq_policy *p)
     sim_time_t now = w->q.now_ns;
     if (!sugov_should_update_freq(sg, now))
         return;
-    bool busy = !sg->need_freq_update && sugov_cpu_is_busy(sg, pc);
+    bool busy = !sg->need_freq_update &&
+                sugov_cpu_is_busy(sg, tick_nohz_get_idle_calls_cpu(w, p->cpu));
     /* effective_cpu_util: a runnable RT task asks for the maximum (without
      * uclamp; with it, RT's default uclamp_min of 1024 does the same). */
     double util = sched_rt_runnable(w, p->cpu) ? PELT_SCALE : sugov_cfs_util(w, p->cpu, pc);
@@ -99,7 +103,7 @@ static void sugov_start(struct world *w, struct cpufreq_policy *p)
     sg->last_freq_update_ns = 0;
     sg->next_freq_khz = 0;
     sg->need_freq_update = true;
-    sg->saved_idle_calls = w->cpufreq.pelt[p->cpu].idle_calls;
+    sg->saved_idle_calls = tick_nohz_get_idle_calls_cpu(w, p->cpu);
     sugov_update_single(w, p);
 }
 

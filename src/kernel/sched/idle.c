@@ -447,6 +447,12 @@ static void idle_tick_decide(struct world *w, int cpu, bool stop_tick)
 {
     struct idle_sys *is = &w->idle;
     struct idle_cpu *ic = &is->cpu[cpu];
+    /* kernel/sched/idle.c calls tick_nohz_idle_stop_tick when the governor
+     * lets the tick stop or it already is, and that counts idle_calls
+     * (__tick_nohz_idle_stop_tick); a kept tick (tick_nohz_idle_retain_tick)
+     * does not. This runs after the cpufreq update of the task's dequeue. */
+    if (is->nohz && (stop_tick || ic->tick_stopped))
+        ic->idle_calls++;
     if (is->nohz && stop_tick &&
         !tick_nohz_retains_tick(w->q.now_ns, is->tick_period_ns, idle_next_timer_ns(w, cpu),
                                 ic->tick_stopped))
@@ -610,6 +616,11 @@ void idle_set_wl_timer(struct world *w, int cpu, sim_time_t when_ns)
 void idle_set_guest_timer(struct world *w, int cpu, sim_time_t when_ns)
 {
     w->idle.cpu[cpu].guest_timer_ns = when_ns;
+}
+
+uint64_t tick_nohz_get_idle_calls_cpu(const struct world *w, int cpu)
+{
+    return w->idle.cpu[cpu].idle_calls;
 }
 
 void idle_task_runs(struct world *w, int cpu)

@@ -87,6 +87,9 @@ struct idle_cpu {
     /* Metric accumulators since the measurement start. */
     uint64_t nr_entries;        /* idle entries (governor selections) */
     uint64_t nr_tick_stopped;   /* of those, entries that left the tick stopped */
+    uint64_t idle_calls;        /* tick_sched.idle_calls: entries that tried to stop the
+                                 * tick (tick_nohz_idle_stop_tick), schedutil's "idle
+                                 * since" (tick_nohz_get_idle_calls_cpu) */
     uint64_t nr_wake[IDLE_WAKE_NR]; /* idle periods ended, by cause */
     uint64_t nr_timer_irqs;     /* housekeeping timers fired, busy or idle */
     uint64_t nr_device_irqs;    /* device interrupts fired, busy or idle */
@@ -195,6 +198,8 @@ void idle_set_irq_rates(struct world *w, int cpu, double timer_hz, double device
 void idle_device_interrupt(struct world *w, int cpu);
 /* A task starts running on cpu: the tick runs again (tick_nohz_idle_exit). */
 void idle_task_runs(struct world *w, int cpu);
+/* tick_nohz_get_idle_calls_cpu: cpu's idle_calls (idle_cpu.idle_calls). */
+uint64_t tick_nohz_get_idle_calls_cpu(const struct world *w, int cpu);
 /* cpu's timer softirq runs (a tick, an idle exit): the deferrable timers
  * that expired while nothing ran them. */
 void idle_run_deferred_timers(struct world *w, int cpu);
