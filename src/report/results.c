@@ -56,10 +56,7 @@ static void rpt_variant_gather_series(struct rpt_variant *v, const struct rpt_me
     }
 }
 
-/* The physical range of a metric in unit: shares ("%") are in [0, 100],
- * every other unit pmlab reports (times, rates, power, frequencies, scores,
- * counts) is nonnegative. *lo, *hi; false for a unit not known here. */
-static bool rpt_unit_range(const char *unit, double *lo, double *hi)
+bool rpt_unit_range(const char *unit, double *lo, double *hi)
 {
     static const char *const nonnegative[] = { "", "ns", "us", "ms", "s", "W", "MHz", "1/s",
                                                "req/s", "jOPS", "MB/s", "points" };

@@ -38,6 +38,10 @@ struct rpt_metric {
  * frequencies, scores, counts); false when the unit is not one of these or
  * a value of m lies outside (then no bound is claimed). */
 bool rpt_metric_range(const struct rpt_metric *m, double *lo, double *hi);
+/* The physical range of a metric in unit: shares ("%") are in [0, 100],
+ * every other unit pmlab reports (times, rates, power, frequencies, scores,
+ * counts) is nonnegative. *lo, *hi; false for a unit not known here. */
+bool rpt_unit_range(const char *unit, double *lo, double *hi);
 /* Whether m has at least 2 replications, all with the same value. */
 bool rpt_metric_constant(const struct rpt_metric *m);
 

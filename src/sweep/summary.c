@@ -32,6 +32,29 @@ static int summary_index(char (*names)[RPT_NAME_MAX], int n, const char *name)
     return -1;
 }
 
+/* Cut c's t interval to the range of unit, as a run's metric is
+ * (results.c rpt_metric_finish), when every value is in it; and say whether
+ * the values are all equal. */
+static void summary_cut(struct sweep_cell *c, const char *unit, const double *v, int n)
+{
+    double lo, hi, first = NAN;
+    bool in_range = rpt_unit_range(unit, &lo, &hi);
+    c->constant = c->n >= 2;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            continue;
+        in_range = in_range && v[i] >= lo && v[i] <= hi;
+        if (isnan(first))
+            first = v[i];
+        c->constant = c->constant && v[i] == first;
+    }
+    if (c->n < 2 || !in_range)
+        return;
+    c->ci_cut = c->ci_lo < lo || c->ci_hi > hi;
+    c->ci_lo = fmax(c->ci_lo, lo);
+    c->ci_hi = fmin(c->ci_hi, hi);
+}
+
 /* Close the current cell: mean and Student t 95 % CI of its values. */
 static void summary_flush(struct summary_acc *a)
 {
@@ -55,11 +78,13 @@ static void summary_flush(struct summary_acc *a)
         if (isfinite(a->values[i]))
             sq += (a->values[i] - c->mean) * (a->values[i] - c->mean);
     c->ci_lo = c->ci_hi = NAN;
+    c->ci_cut = c->constant = false;
     if (c->n >= 2) {
         double half = gsl_cdf_tdist_Pinv(0.975, c->n - 1) * sqrt(sq / (c->n - 1) / c->n);
         c->ci_lo = c->mean - half;
         c->ci_hi = c->mean + half;
     }
+    summary_cut(c, s->units[c->metric], a->values, a->n);
     if (a->n > s->reps)
         s->reps = a->n;
     a->n = 0;
@@ -224,13 +249,19 @@ static const struct sweep_cell *summary_cell(const struct sweep_summary *s, long
     return NULL;
 }
 
-/* "mean ± half" of c into buf. */
+/* "mean ± half" of c into buf; "mean [lo, hi]" when the range cut the
+ * interval, "mean constant" when every replication gave the same value (as
+ * a run's table shows them). */
 static const char *summary_fmt(const struct sweep_cell *c, char *buf, size_t size)
 {
     if (!c || c->n == 0)
         snprintf(buf, size, "n/a");
     else if (c->n < 2)
         snprintf(buf, size, "%.4g ± n/a", c->mean);
+    else if (c->constant)
+        snprintf(buf, size, "%.4g constant", c->mean);
+    else if (c->ci_cut)
+        snprintf(buf, size, "%.4g [%.4g, %.4g]", c->mean, c->ci_lo, c->ci_hi);
     else
         snprintf(buf, size, "%.4g ± %.2g", c->mean, (c->ci_hi - c->ci_lo) / 2);
     return buf;
@@ -238,7 +269,9 @@ static const char *summary_fmt(const struct sweep_cell *c, char *buf, size_t siz
 
 void sweep_summary_table(const struct sweep_summary *s, FILE *out)
 {
-    fprintf(out, "sweep %s: %ld points x %d variants, %d replications; mean ± 95 %% CI half-width\n\n",
+    fprintf(out, "sweep %s: %ld points x %d variants, %d replications; mean ± 95 %% CI half-width "
+                 "(mean [lo, hi] where the metric's range cut it; constant: all replications "
+                 "equal)\n\n",
             s->scenario ? s->scenario : "?", s->npoints, s->nvariants, s->reps);
     int w[SWEEP_SUMMARY_MAX_COLS], vw = 7;
     int naxes = s->naxes < SWEEP_SUMMARY_MAX_COLS ? s->naxes : SWEEP_SUMMARY_MAX_COLS;

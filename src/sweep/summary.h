@@ -14,7 +14,10 @@ struct sweep_cell {
     int variant;                /* index into sweep_summary.variants */
     int metric;                 /* index into sweep_summary.metrics */
     int n;                      /* replications with a value */
-    double mean, ci_lo, ci_hi;  /* NaN when n == 0; the CI NaN when n < 2 */
+    double mean, ci_lo, ci_hi;  /* NaN when n == 0; the CI NaN when n < 2; cut to the
+                                 * unit's range as a run's (rpt_unit_range) */
+    bool ci_cut;                /* the range cut an end of the t interval */
+    bool constant;              /* n >= 2 values, all equal */
 };
 
 struct sweep_summary {

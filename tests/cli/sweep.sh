@@ -107,6 +107,19 @@ grep -q '^1,0.5,menu,1,pkg_watts,W,[0-9]' two.csv || fail "export lacks a row"
     fail "jsonl row: $("$P" export two.db --format jsonl | head -1)"
 ok "sweep: summary, database, export csv and jsonl"
 
+# The summary's intervals respect each metric's range, as a run's do: no
+# share under 0 % or over 100 %, no negative time or rate (poll_pct sits
+# near 0 with a spread that the t interval would take below it).
+"$P" sweep "$SW" $G --grid workload.load=0.2,0.5 --db two.db --resume --format csv >sum.csv 2>/dev/null ||
+    fail "sweep --resume --format csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+         { u = $col["unit"]; lo = $col["ci95_lo"]; hi = $col["ci95_hi"]
+           if (lo == "" || lo == "nan") next
+           if ((u == "%" && (lo + 0 < 0 || hi + 0 > 100)) || (u != "%" && lo + 0 < 0)) { print; bad = 1 } }
+         END { exit bad }' sum.csv || fail "a summary interval leaves its metric's range"
+grep -q ',poll_pct,%,' sum.csv || fail "no poll_pct rows in the summary"
+ok "sweep summary: intervals cut to the metric's range"
+
 # A point alone, in another grid or with other --jobs gives the same numbers:
 # its streams are keyed by the point.
 "$P" sweep "$SW" $G --grid workload.load=0.5 --db one.db >/dev/null || fail "sweep one point"
