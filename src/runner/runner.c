@@ -79,9 +79,6 @@ static void job_trace_begin(const struct scenario *s, struct world *w, int rep, 
  * it reached the size limit (that line even with --quiet). */
 static void job_trace_report(const struct scenario *s, const struct trace_buf *b, const char *path)
 {
-    static const char *const names[TRACE_REC_NTYPES] = {
-        "cpu_idle", "cpu_frequency", "sched_switch", "sched_wakeup", "sched_wakeup_new",
-    };
     if (b->truncated_ns >= 0)
         fprintf(stderr, "pmlab run: %s: stopped at %.6f s of simulated time, the %lld MiB limit "
                         "(--trace-max-mib)\n", path, (double)b->truncated_ns / SIM_NS_PER_S,
@@ -93,7 +90,7 @@ static void job_trace_report(const struct scenario *s, const struct trace_buf *b
     uint64_t all = 0;
     for (int t = 0; t < TRACE_REC_NTYPES; t++) {
         at += (size_t)snprintf(counts + at, sizeof counts - at, "%s%s %llu", t ? ", " : "",
-                               names[t], (unsigned long long)b->nrecs[t]);
+                               trace_rec_name((enum trace_rec_type)t), (unsigned long long)b->nrecs[t]);
         all += b->nrecs[t];
     }
     fprintf(stderr, "pmlab run: trace %s: %llu events (%s), %.1f MiB\n", path,

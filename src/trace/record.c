@@ -18,6 +18,16 @@ static const size_t trace_payload_bytes[TRACE_REC_NTYPES] = {
     [TRACE_REC_SCHED_WAKEUP_NEW] = 28,
 };
 
+const char *trace_rec_name(enum trace_rec_type type)
+{
+    static const char *const names[TRACE_REC_NTYPES] = {
+        [TRACE_REC_CPU_IDLE] = "cpu_idle", [TRACE_REC_CPU_FREQUENCY] = "cpu_frequency",
+        [TRACE_REC_SCHED_SWITCH] = "sched_switch", [TRACE_REC_SCHED_WAKEUP] = "sched_wakeup",
+        [TRACE_REC_SCHED_WAKEUP_NEW] = "sched_wakeup_new",
+    };
+    return names[type];
+}
+
 size_t trace_rec_bytes(enum trace_rec_type type)
 {
     size_t data = 8 + trace_payload_bytes[type];

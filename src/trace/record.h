@@ -99,6 +99,8 @@ void trace_buf_add(struct trace_buf *b, int cpu, sim_time_t ts_ns, enum trace_re
 /* The bytes of one record once written (tracedat_write's encoding), for the
  * size limit: the 4-byte event header and the event's payload. */
 size_t trace_rec_bytes(enum trace_rec_type type);
+/* The tracepoint's name without its system ("cpu_idle", "sched_switch"). */
+const char *trace_rec_name(enum trace_rec_type type);
 
 /* Ring-buffer page layout shared with tracedat_write.c: 4096-byte pages of
  * a 16-byte header (timestamp, commit) and 4080 bytes of events; a gap of

@@ -71,19 +71,19 @@ static const char tdw_fmt_wakeup[] =
     "REC->target_cpu\n";
 
 struct tdw_event_desc {
-    const char *name;
+    enum trace_rec_type type;   /* its name: trace_rec_name */
     int id;
     const char *format;
 };
 
 static const struct tdw_event_desc tdw_power[] = {
-    { "cpu_idle", TDW_ID_CPU_IDLE, tdw_fmt_state_cpu },
-    { "cpu_frequency", TDW_ID_CPU_FREQUENCY, tdw_fmt_state_cpu },
+    { TRACE_REC_CPU_IDLE, TDW_ID_CPU_IDLE, tdw_fmt_state_cpu },
+    { TRACE_REC_CPU_FREQUENCY, TDW_ID_CPU_FREQUENCY, tdw_fmt_state_cpu },
 };
 static const struct tdw_event_desc tdw_sched[] = {
-    { "sched_switch", TDW_ID_SCHED_SWITCH, tdw_fmt_switch },
-    { "sched_wakeup", TDW_ID_SCHED_WAKEUP, tdw_fmt_wakeup },
-    { "sched_wakeup_new", TDW_ID_SCHED_WAKEUP_NEW, tdw_fmt_wakeup },
+    { TRACE_REC_SCHED_SWITCH, TDW_ID_SCHED_SWITCH, tdw_fmt_switch },
+    { TRACE_REC_SCHED_WAKEUP, TDW_ID_SCHED_WAKEUP, tdw_fmt_wakeup },
+    { TRACE_REC_SCHED_WAKEUP_NEW, TDW_ID_SCHED_WAKEUP_NEW, tdw_fmt_wakeup },
 };
 
 /* A growable byte buffer (the whole file is built in memory, then written). */
@@ -128,7 +128,7 @@ static void tdw_text64(struct tdw_out *o, const char *s)
 
 static void tdw_event_format(struct tdw_out *o, const struct tdw_event_desc *e)
 {
-    char *text = xasprintf("name: %s\nID: %d\n%s", e->name, e->id, e->format);
+    char *text = xasprintf("name: %s\nID: %d\n%s", trace_rec_name(e->type), e->id, e->format);
     tdw_text64(o, text);
     free(text);
 }
@@ -157,9 +157,12 @@ static void tdw_cmdlines(struct tdw_out *o, const struct trace_buf *b)
     free(t.p);
 }
 
-static const char *tdw_comm(const struct trace_buf *b, uint32_t pid)
+/* pid's comm as the event's char[16] field, NUL-padded. */
+static void tdw_comm16(struct tdw_out *o, const struct trace_buf *b, uint32_t pid)
 {
-    return pid == 0 ? "swapper" : trace_buf_comm(b, (int32_t)pid);
+    char comm[TRACE_COMM_LEN] = { 0 };
+    snprintf(comm, sizeof comm, "%s", pid == 0 ? "swapper" : trace_buf_comm(b, (int32_t)pid));
+    tdw_bytes(o, comm, sizeof comm);
 }
 
 /* One event's bytes after the 4-byte header: the common fields (type, no
@@ -177,7 +180,6 @@ static size_t tdw_payload(const struct trace_buf *b, const struct trace_rec *r, 
     tdw_le(&o, (uint64_t)ids[r->type], 2);
     tdw_le(&o, 0, 2);
     tdw_le(&o, (uint64_t)(uint32_t)pid, 4);
-    char comm[TRACE_COMM_LEN];
     switch ((enum trace_rec_type)r->type) {
     case TRACE_REC_CPU_IDLE:
     case TRACE_REC_CPU_FREQUENCY:
@@ -185,23 +187,17 @@ static size_t tdw_payload(const struct trace_buf *b, const struct trace_rec *r, 
         tdw_le(&o, r->b, 4);
         break;
     case TRACE_REC_SCHED_SWITCH:
-        memset(comm, 0, sizeof comm);
-        snprintf(comm, sizeof comm, "%s", tdw_comm(b, r->a));
-        tdw_bytes(&o, comm, sizeof comm);
+        tdw_comm16(&o, b, r->a);
         tdw_le(&o, r->a, 4);
         tdw_le(&o, r->c >> 8 & 0xff, 4);
         tdw_le(&o, r->c & 0xff, 8);
-        memset(comm, 0, sizeof comm);
-        snprintf(comm, sizeof comm, "%s", tdw_comm(b, r->b));
-        tdw_bytes(&o, comm, sizeof comm);
+        tdw_comm16(&o, b, r->b);
         tdw_le(&o, r->b, 4);
         tdw_le(&o, r->c >> 16 & 0xff, 4);
         break;
     case TRACE_REC_SCHED_WAKEUP:
     case TRACE_REC_SCHED_WAKEUP_NEW:
-        memset(comm, 0, sizeof comm);
-        snprintf(comm, sizeof comm, "%s", tdw_comm(b, r->a));
-        tdw_bytes(&o, comm, sizeof comm);
+        tdw_comm16(&o, b, r->a);
         tdw_le(&o, r->a, 4);
         tdw_le(&o, r->c, 4);
         tdw_le(&o, r->b, 4);

@@ -410,7 +410,8 @@ static sim_time_t idle_next_timer_ns(const struct world *w, int cpu)
     return ic->guest_timer_ns < next_ns ? ic->guest_timer_ns : next_ns;
 }
 
-static void idle_fill_timers(struct world *w, int cpu)
+/* Returns the next timer (absolute), for the tick decision that follows. */
+static sim_time_t idle_fill_timers(struct world *w, int cpu)
 {
     struct idle_sys *is = &w->idle;
     struct cpuidle_device *dev = &is->dev[cpu];
@@ -423,6 +424,7 @@ static void idle_fill_timers(struct world *w, int cpu)
     };
     dev->tick_stopped = v.tick_stopped;
     dev->next_timer_ns = tick_nohz_get_sleep_length(&v, &dev->delta_tick_ns);
+    return v.next_timer_ns;
 }
 
 /* The next tick boundary after now_ns (tick_next_ns), dividing only when now
@@ -443,7 +445,7 @@ static sim_time_t idle_next_tick_ns(struct idle_sys *is, sim_time_t now_ns)
  * (tick_nohz_next_event returns 0: tick_nohz_retain_tick). A stopped tick
  * stays stopped until a task runs (tick_nohz_idle_exit), whatever the
  * governor says on later entries of the same idle spell (FACTS-2.md §1). */
-static void idle_tick_decide(struct world *w, int cpu, bool stop_tick)
+static void idle_tick_decide(struct world *w, int cpu, bool stop_tick, sim_time_t next_timer_ns)
 {
     struct idle_sys *is = &w->idle;
     struct idle_cpu *ic = &is->cpu[cpu];
@@ -454,8 +456,7 @@ static void idle_tick_decide(struct world *w, int cpu, bool stop_tick)
     if (is->nohz && (stop_tick || ic->tick_stopped))
         ic->idle_calls++;
     if (is->nohz && stop_tick &&
-        !tick_nohz_retains_tick(w->q.now_ns, is->tick_period_ns, idle_next_timer_ns(w, cpu),
-                                ic->tick_stopped))
+        !tick_nohz_retains_tick(w->q.now_ns, is->tick_period_ns, next_timer_ns, ic->tick_stopped))
         ic->tick_stopped = true;
     if (!ic->tick_stopped)
         sim_event_schedule(&w->q, &ic->tick_ev, idle_next_tick_ns(is, w->q.now_ns));
@@ -469,10 +470,10 @@ static void idle_cpuidle_enter(struct world *w, int cpu)
     struct idle_cpu *ic = &is->cpu[cpu];
     struct cpuidle_device *dev = &is->dev[cpu];
     sim_time_t now = w->q.now_ns;
-    idle_fill_timers(w, cpu);
+    sim_time_t next_timer_ns = idle_fill_timers(w, cpu);
     bool stop_tick = true;
     int idx = is->gov->select(&is->drv, dev, &stop_tick);
-    idle_tick_decide(w, cpu, stop_tick);
+    idle_tick_decide(w, cpu, stop_tick, next_timer_ns);
     const struct cpuidle_state *st = &is->drv.states[idx];
     tp_cpu_idle(w, cpu, (uint32_t)idx);
     ic->state = idx;
@@ -510,7 +511,7 @@ void idle_enter(struct world *w, int cpu)
         sched_set_hw_mode(w, cpu, HW_THREAD_POLL, 0);
     } else {
         /* default_idle: the tick is stopped unconditionally when it can be. */
-        idle_tick_decide(w, cpu, true);
+        idle_tick_decide(w, cpu, true, idle_next_timer_ns(w, cpu));
         sched_set_hw_mode(w, cpu, HW_THREAD_IDLE, 0);
     }
 }
