@@ -14,6 +14,7 @@
 #include "kernel/sched/idle.h"
 #include "kernel/sched/isolation.h"
 #include "kernel/sched/topology.h"
+#include "kernel/sched/uclamp.h"
 #include "kernel/x86/itmt.h"
 #include "report/explain.h"
 #include "scenario/scenario.h"
@@ -80,6 +81,19 @@ static void explain_isolation_section(const struct hw_machine *m, const struct k
     housekeeping_destroy(&hk);
 }
 
+/* uclamp's system limits and rules, where the variant sets them (a task's
+ * own clamps are the workload's to show). */
+static void explain_uclamp_section(const struct hw_machine *m, const struct kparams *kp,
+                                   struct explain *x)
+{
+    (void)m;
+    if (!uclamp_sysctl_written(kp))
+        return;
+    struct uclamp_sys u;
+    uclamp_resolve(kp, &u);
+    explain_add_uclamp(x, &u);
+}
+
 /* The sections, in print order. */
 static const explain_section_fn explain_sections[] = {
     explain_idle_section,
@@ -87,6 +101,7 @@ static const explain_section_fn explain_sections[] = {
     explain_kvm_section,
     explain_itmt_section,
     explain_isolation_section,
+    explain_uclamp_section,
     explain_topology_section,
 };
 
@@ -115,6 +130,10 @@ void cli_explain_collect(const struct scenario *s, int v, struct explain *x)
         explain_add(x, "warning: %s", var->kp.warnings[i]);
     for (size_t i = 0; i < sizeof explain_sections / sizeof explain_sections[0]; i++)
         explain_sections[i](s->machine, &var->kp, x);
+    /* A variant's own workload keys (workload.file = ...): its tasks, as the
+     * scenario's are shown once above. */
+    if (var->wl_cfg && s->wl->explain)
+        s->wl->explain(var->wl_cfg, x);
 }
 
 void cli_explain_marked(const struct scenario *s, int v, int base_v, struct explain *out)

@@ -46,6 +46,9 @@ void explain_add_devices(struct explain *x, const struct hw_machine *m,
 struct housekeeping;
 void explain_add_isolation(struct explain *x, const struct hw_machine *m,
                            const struct housekeeping *hk);
+/* uclamp's limits and rules (explain_uclamp.c). */
+struct uclamp_sys;
+void explain_add_uclamp(struct explain *x, const struct uclamp_sys *u);
 /* The sched domains of t (built for kernel k). */
 void explain_add_topology(struct explain *x, const struct sched_topology *t,
                           const struct kversion *k);

@@ -19,6 +19,7 @@
 #include "kernel/idle/intel_idle.h"
 #include "kernel/x86/itmt.h"
 #include "kernel/sched/idle.h"
+#include "kernel/sched/uclamp.h"
 #include "scenario/machine_path.h"
 #include "util/cpulist.h"
 #include "util/inifile.h"
@@ -578,6 +579,8 @@ static int scn_variant_apply(struct scn_parse *st, int vi, struct diag *d)
         return -1;
     if (itmt_validate(st->s->machine, &v->kp, st->path, d) != 0)
         return -1;
+    if (uclamp_validate(&v->kp, st->path, d) != 0)
+        return -1;
     return cpufreq_validate(st->s->machine, &v->kp, st->path, d);
 }
 
@@ -602,8 +605,10 @@ static int scn_variant_workload(struct scn_parse *st, int vi, struct diag *d)
         if (!v->wl_cfg) {
             v->wl_cfg = xmalloc(s->wl->config_size);
             v->wl_cfg_quick = xmalloc(s->wl->config_size);
-            memcpy(v->wl_cfg, s->wl_cfg, s->wl->config_size);
-            memcpy(v->wl_cfg_quick, s->wl_cfg_quick, s->wl->config_size);
+            /* Counted copies: a file key set below replaces (and puts) the
+             * scenario's file in the copy, not in the scenario. */
+            wl_config_copy(s->wl, v->wl_cfg, s->wl_cfg);
+            wl_config_copy(s->wl, v->wl_cfg_quick, s->wl_cfg_quick);
         }
         if (scn_wl_set(st, v->wl_cfg, kv, key, kv->value, d) != 0 ||
             scn_wl_set(st, v->wl_cfg_quick, kv, key, kv->value, d) != 0)
@@ -1170,6 +1175,10 @@ void scenario_free(struct scenario *s)
         free(v->sysfs);
         free(v->config);
         free(v->workload);
+        if (s->wl && v->wl_cfg)
+            wl_config_release(s->wl, v->wl_cfg);
+        if (s->wl && v->wl_cfg_quick)
+            wl_config_release(s->wl, v->wl_cfg_quick);
         free(v->wl_cfg);
         free(v->wl_cfg_quick);
         free(v->config_text);

@@ -128,6 +128,8 @@ struct rt_run {
     struct rt_stats *st;        /* [ntasks] */
     double calib_speed;         /* reference work per ns of run */
     sim_time_t measure_start_ns;
+    const struct rt_thread *refused; /* first thread whose uclamp request failed */
+    int refused_phase;          /* its phase, -1 the thread's own request */
     const struct rt_thread *stuck;
     struct sim_event warmup_ev;
 };
@@ -404,10 +406,32 @@ static bool rt_apply_affinity(struct rt_run *run, struct rt_thread *th)
     return changed;
 }
 
-/* Entering a phase: its affinity; a thread on a CPU it excludes moves (it
- * sleeps and is woken where the kernel places it). True if it moves. */
+/* sched_setattr with the util clamps rt-app was given (-1: that one
+ * unchanged; both -1: no call). A refused call makes rt-app exit: the
+ * thread stops and the run fails, naming it. False if refused. */
+static bool rt_apply_uclamp(struct rt_run *run, struct rt_thread *th, int64_t util_min,
+                            int64_t util_max, int phase)
+{
+    if (util_min < 0 && util_max < 0)
+        return true;
+    if (task_set_uclamp(run->w, &th->task, (int)util_min, (int)util_max))
+        return true;
+    if (!run->refused) {
+        run->refused = th;
+        run->refused_phase = phase;
+    }
+    th->state = RT_DONE;
+    return false;
+}
+
+/* Entering a phase: its util clamps and affinity; a thread on a CPU it
+ * excludes moves (it sleeps and is woken where the kernel places it). True
+ * if it moves or stops. */
 static bool rt_enter_phase(struct rt_run *run, struct rt_thread *th)
 {
+    const struct rtapp_phase *ph = &th->def->ph[th->phase];
+    if (!rt_apply_uclamp(run, th, ph->util_min, ph->util_max, th->phase))
+        return true;
     if (!rt_apply_affinity(run, th) || task_allowed_on(&th->task, rt_cpu(th)))
         return false;
     th->state = RT_MOVING;
@@ -495,6 +519,8 @@ static void rt_thread_ran(struct world *w, struct task *t)
         if (th->expiry_ns >= run->measure_start_ns)
             sim_hist_add(&run->st[th->tidx].wu_lat, now - th->expiry_ns);
     }
+    if (th->state == RT_DONE)
+        return;     /* refused its uclamp request at the start (rt_apply_uclamp) */
     if (!th->started) {
         th->started = true;
         if (th->def->delay_us > 0) {
@@ -577,6 +603,7 @@ static void rt_start_threads(struct rt_run *run)
             task_init(&th->task, rt_thread_ran, WL_LAUNCH_CPU);
             th->task.comm = "rt-app";
             rt_apply_policy(&th->task, th->def);
+            rt_apply_uclamp(run, th, th->def->util_min, th->def->util_max, -1);
             th->phase = 0;
             rt_apply_affinity(run, th);  /* the first phase's from the fork on */
             th->entered = false;
@@ -678,6 +705,26 @@ static sim_time_t rt_window_ns(const struct rtapp_config *cfg)
     return (sim_time_t)rt_prog(cfg)->duration_s * 1000 * SIM_NS_PER_MS;
 }
 
+/* Why the kernel refused the first failed uclamp request, as rt-app's
+ * exit would leave it to the user. */
+static void rt_refused_msg(const struct rt_run *run, char *msg, size_t msgsize)
+{
+    const struct rt_thread *th = run->refused;
+    const struct uclamp_sys *u = &run->w->sched.uclamp;
+    char where[RPT_NAME_MAX * 2];
+    if (run->refused_phase < 0)
+        snprintf(where, sizeof where, "tasks.%s", th->def->name);
+    else
+        snprintf(where, sizeof where, "tasks.%s, phase %d", th->def->name, run->refused_phase + 1);
+    if (!u->built)
+        snprintf(msg, msgsize, "%s: %s: sched_setattr's util clamps fail with EOPNOTSUPP (uclamp "
+                 "needs kernel 5.3 or later with CONFIG_UCLAMP_TASK=y); rt-app exits",
+                 run->prog->path, where);
+    else
+        snprintf(msg, msgsize, "%s: %s: sched_setattr refuses a util_min above the task's "
+                 "util_max (EINVAL); rt-app exits", run->prog->path, where);
+}
+
 static void rt_free_run(struct rt_run *run)
 {
     for (int i = 0; i < run->nthreads; i++) {
@@ -713,7 +760,10 @@ static int rtapp_run_point(struct world *w, const void *cfgp, int load_point,
     rt_start_threads(&run);
     world_run_until(w, run.measure_start_ns + rt_window_ns(cfg));
     int rc = 0;
-    if (run.stuck) {
+    if (run.refused) {
+        rt_refused_msg(&run, msg, msgsize);
+        rc = -1;
+    } else if (run.stuck) {
         const struct rt_thread *th = run.stuck;
         snprintf(msg, msgsize, "%s: tasks.%s: %d events at one instant without time passing "
                  "(a lost resume or signal, or a barrier that is always complete?)",
@@ -748,6 +798,20 @@ static void rtapp_free_file(void *data)
     rtapp_free(data);
 }
 
+/* The util clamps rt-app asks for: at the thread's start and per phase. */
+static void rtapp_explain_uclamp(const struct rtapp_task *t, struct explain *x)
+{
+    if (t->util_min >= 0 || t->util_max >= 0)
+        explain_add(x, "workload: task %s: sched_setattr util_min %lld, util_max %lld at its "
+                       "start (-1: unchanged; uclamp)", t->name, (long long)t->util_min,
+                    (long long)t->util_max);
+    for (int k = 0; k < t->nph; k++)
+        if (t->ph[k].util_min >= 0 || t->ph[k].util_max >= 0)
+            explain_add(x, "workload: task %s: phase %d sets util_min %lld, util_max %lld "
+                           "(-1: unchanged; uclamp)", t->name, k + 1,
+                        (long long)t->ph[k].util_min, (long long)t->ph[k].util_max);
+}
+
 static void rtapp_explain(const void *cfg, struct explain *x)
 {
     const struct rtapp_prog *p = rt_prog(cfg);
@@ -761,6 +825,7 @@ static void rtapp_explain(const void *cfg, struct explain *x)
             explain_add(x, "workload: task %s (%lld thread%s): %s%s (fair class, nice 0)", t->name,
                         (long long)t->instance, t->instance == 1 ? "" : "s", t->policy,
                         strcmp(t->policy, "SCHED_OTHER") == 0 ? "" : ", run as SCHED_OTHER");
+        rtapp_explain_uclamp(t, x);
     }
 }
 

@@ -9,7 +9,7 @@
  * cpus, policy, priority; the events run, runtime, sleep, timer (ref,
  * period, mode relative/absolute), suspend, resume, barrier, yield, lock,
  * unlock, wait, signal, broad. Keys rt-app knows that change nothing pmlab
- * models (logging, ftrace, pi_enabled, lock_pages, util_min/max,
+ * models (logging, ftrace, pi_enabled, lock_pages,
  * dl-*, taskgroup, membind_nodes, mem, iorun, fork, sync) and unknown keys
  * are warned about and ignored, as rt-app ignores what it does not parse. */
 #ifndef PMLAB_WORKLOAD_RTAPP_H
@@ -52,11 +52,13 @@ struct rtapp_phase {
     int64_t loop;          /* times the phase runs before the next, >= 1 */
     int *cpus;             /* affinity from this phase on, NULL: unchanged */
     int ncpus;
+    int64_t util_min, util_max; /* uclamp request from this phase on, -1: unchanged */
 };
 
 /* rt-app's priority for an RT policy when the task names none. */
 #define RTAPP_RT_DEFAULT_PRIO 10
 #define RTAPP_RT_PRIO_MAX 99        /* sched_get_priority_max(SCHED_FIFO) */
+#define RTAPP_UTIL_MAX 1024         /* util_min/util_max above this: rt-app refuses the file */
 
 struct rtapp_task {
     char *name;            /* the key in "tasks" */
@@ -68,6 +70,7 @@ struct rtapp_task {
     int ncpus;
     char *policy;          /* SCHED_FIFO and SCHED_RR run in the RT class, the rest fair */
     int64_t priority;      /* RT priority 1..99 (0: rt-app's default, RTAPP_RT_DEFAULT_PRIO) */
+    int64_t util_min, util_max; /* uclamp request at the thread's start, -1: none */
     struct rtapp_phase *ph;
     int nph;
 };

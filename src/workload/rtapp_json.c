@@ -244,7 +244,7 @@ static bool rp_event_takes_time(const struct rtapp_event *e)
 static bool rp_is_task_key(const char *key)
 {
     static const char *const keys[] = { "instance", "delay", "phases", "loop", "cpus",
-                                        "priority", "policy" };
+                                        "priority", "policy", "util_min", "util_max" };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -254,7 +254,7 @@ static bool rp_is_task_key(const char *key)
 /* Keys rt-app reads that change nothing pmlab models. */
 static bool rp_is_unmodelled_prop(const char *key)
 {
-    static const char *const keys[] = { "util_min", "util_max", "dl-runtime", "dl-period",
+    static const char *const keys[] = { "dl-runtime", "dl-period",
                                         "dl-deadline", "taskgroup", "membind_nodes", "nice" };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
@@ -277,6 +277,10 @@ static int rp_phase_key(struct rtapp_parse *st, struct rtapp_task *t, struct rta
         return rp_policy(st, v, where, &t->policy);
     if (strcmp(key, "priority") == 0)
         return rp_int(st, v, where, -RTAPP_COUNT_MAX, RTAPP_COUNT_MAX, &t->priority);
+    if (strcmp(key, "util_min") == 0)
+        return rp_int(st, v, where, -1, RTAPP_UTIL_MAX, &ph->util_min);
+    if (strcmp(key, "util_max") == 0)
+        return rp_int(st, v, where, -1, RTAPP_UTIL_MAX, &ph->util_max);
     if (rp_is_unmodelled_prop(key)) {
         rp_warn(st, where, "not modelled by pmlab");
         return 0;
@@ -305,7 +309,7 @@ static int rp_phase(struct rtapp_parse *st, struct rtapp_task *t, const json_t *
         return rp_error(st, where, "expected an object");
     t->ph = xrealloc(t->ph, (size_t)(t->nph + 1) * sizeof *t->ph);
     struct rtapp_phase *ph = &t->ph[t->nph++];
-    *ph = (struct rtapp_phase){ .loop = 1 };
+    *ph = (struct rtapp_phase){ .loop = 1, .util_min = -1, .util_max = -1 };
     const char *key;
     const json_t *v;
     json_object_foreach((json_t *)obj, key, v) {
@@ -376,6 +380,7 @@ static int rp_task(struct rtapp_parse *st, struct rtapp_task *t, const json_t *o
     t->instance = 1;
     t->loop = -1;
     t->policy = xstrdup(st->p->default_policy);
+    t->util_min = t->util_max = -1;
     if (!json_is_object(obj)) {
         rp_error(st, where, "expected an object");
         goto out;
@@ -397,6 +402,10 @@ static int rp_task(struct rtapp_parse *st, struct rtapp_task *t, const json_t *o
             r = rp_policy(st, v, kw, &t->policy);
         else if (strcmp(key, "priority") == 0)
             r = rp_int(st, v, kw, -RTAPP_COUNT_MAX, RTAPP_COUNT_MAX, &t->priority);
+        else if (strcmp(key, "util_min") == 0)
+            r = rp_int(st, v, kw, -1, RTAPP_UTIL_MAX, &t->util_min);
+        else if (strcmp(key, "util_max") == 0)
+            r = rp_int(st, v, kw, -1, RTAPP_UTIL_MAX, &t->util_max);
         free(kw);
         if (r != 0)
             goto out;

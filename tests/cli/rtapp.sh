@@ -59,6 +59,61 @@ status "$P" run "$T/s.ini" --quiet
 [ $rc -eq 2 ] && grep -q "tasks.rt: priority 120 out of range for SCHED_FIFO (1..99)" "$T/err" \
     || fail "RT priority out of range: $rc $(cat "$T/err")"
 ok "an RT priority outside 1..99: exit 2 naming the task"
+# uclamp: util_max on a busy task under schedutil (acpi-cpufreq: the target
+# is the frequency) slows it down; a variant's own workload.file (the
+# scenario's file must survive it); a refused request fails the run.
+cat >"$T/uc.ini" <<'INI'
+[scenario]
+name = uclamp
+machine = adl-desktop
+[workload]
+type = rtapp
+file = free.json
+duration_ms = 100
+[variant free]
+kernel = 6.12
+cmdline = intel_pstate=disable
+sysfs = /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor=schedutil
+[variant capped]
+kernel = 6.12
+cmdline = intel_pstate=disable
+sysfs = /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor=schedutil
+workload.file = capped.json
+INI
+printf '{ "tasks": { "a": { "instance": 2, "run": 3000, "timer": { "ref": "unique", "period": 4000 } } } }\n' >"$T/free.json"
+printf '{ "tasks": { "a": { "instance": 2, "util_max": 300, "run": 3000, "timer": { "ref": "unique", "period": 4000 } } } }\n' >"$T/capped.json"
+"$P" run "$T/uc.ini" --reps 2 --quiet --format csv >"$T/uc.csv" 2>"$T/err" || fail "uclamp run: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "util_max must not warn: $(cat "$T/err")"
+free=$(awk -F, '$3 == "free" && $4 == "bzy_mhz" { print $7 }' "$T/uc.csv")
+capped=$(awk -F, '$3 == "capped" && $4 == "bzy_mhz" { print $7 }' "$T/uc.csv")
+[ -n "$free" ] && [ -n "$capped" ] || fail "no bzy_mhz rows: $(head -3 "$T/uc.csv")"
+awk -v f="$free" -v c="$capped" 'BEGIN { exit !(c < 0.6 * f) }' \
+    || fail "util_max 300 should cut the busy frequency (free $free MHz, capped $capped MHz)"
+"$P" explain "$T/uc.ini" >"$T/out" 2>&1 || fail "explain of a uclamp use case"
+grep -q "workload: task a: sched_setattr util_min -1, util_max 300 at its start" "$T/out" \
+    || fail "explain does not show the clamp: $(grep workload "$T/out")"
+ok "util_max caps schedutil's frequency ($free -> $capped MHz); explain shows it; a variant's own rt-app file"
+
+printf '{ "tasks": { "a": { "util_min": 800, "util_max": 500, "run": 100, "sleep": 1000 } } }\n' >"$T/capped.json"
+status "$P" run "$T/uc.ini" --quiet
+[ $rc -ne 0 ] && grep -q "tasks.a: sched_setattr refuses a util_min above the task's util_max (EINVAL)" "$T/err" \
+    || fail "refused uclamp request: $rc $(cat "$T/err")"
+printf '{ "tasks": { "a": { "util_max": 1025, "run": 100, "sleep": 1000 } } }\n' >"$T/capped.json"
+status "$P" run "$T/uc.ini" --quiet
+[ $rc -eq 2 ] && grep -q "tasks.a.util_max: 1025 is out of range" "$T/err" \
+    || fail "util_max 1025: $rc $(cat "$T/err")"
+printf '{ "tasks": { "a": { "util_max": 300, "run": 100, "sleep": 1000 } } }\n' >"$T/capped.json"
+sed -i 's/^kernel = 6.12/kernel = 5.2/' "$T/uc.ini"
+status "$P" run "$T/uc.ini" --quiet
+[ $rc -ne 0 ] && grep -q "EOPNOTSUPP (uclamp needs kernel 5.3" "$T/err" \
+    || fail "uclamp before 5.3: $rc $(cat "$T/err")"
+sed -i 's/^kernel = 5.2/kernel = 6.12/' "$T/uc.ini"
+printf '[variant limits]\nsysfs = /proc/sys/kernel/sched_util_clamp_max=500\n' >>"$T/uc.ini"
+status "$P" run "$T/uc.ini" --quiet
+[ $rc -eq 2 ] && grep -q "uc.ini:18: the kernel refuses this write (EINVAL)" "$T/err" \
+    || fail "sched_util_clamp_max below the default min: $rc $(cat "$T/err")"
+ok "refused clamps: min above max and uclamp before 5.3 fail the run; util_max 1025 and a max below the min are exit 2"
+
 printf '{ "tasks": { "a": { "run": 100, "sleep": 1000 } } }\n' >"$T/u.json"
 
 sed -i '/^duration_ms/d' "$T/s.ini"

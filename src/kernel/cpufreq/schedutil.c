@@ -14,9 +14,8 @@
  *
  * Every policy is single-CPU here, as intel_pstate and acpi-cpufreq make
  * them, so this is sugov_update_single. Left out: the IO-wait boost (pmlab's
- * tasks do not sleep on IO as such), uclamp, the runnable boost of
- * cpu_util_cfs_boost, DL/IRQ utilisation (RT asks for
- * the maximum, as the kernel's does when an RT task is runnable), and the
+ * tasks do not sleep on IO as such), the runnable boost of
+ * cpu_util_cfs_boost, DL/IRQ utilisation, and the
  * adjust_perf path of HWP passive mode (the request is the target frequency
  * as the min, see intel_pstate.c). */
 #include <stdint.h>
@@ -65,6 +64,47 @@ static double sugov_cfs_util(const struct world *w, int cpu, const struct pelt_c
     return util < PELT_SCALE ? util : PELT_SCALE;
 }
 
+/* effective_cpu_util and the clamps, as the util get_next_freq scales.
+ * Without uclamp in use a runnable RT task asks for the maximum. With it,
+ * the CPU's util (the RT tasks' running time is in pmlab's one signal, as
+ * util_cfs + cpu_util_rt) is clamped by the runqueue's uclamp_min and
+ * uclamp_max (RT's default uclamp_min of 1024 again asks for the maximum):
+ * before v6.8 the clamped util gets the 1.25 headroom (uclamp_rq_util_with,
+ * then map_util_perf in get_next_freq), from v6.8 the headroom comes first
+ * and the clamps bound the result (sugov_effective_cpu_perf: a cap of 512
+ * asks for half of fmax, not 1.25 x half). */
+static double sugov_effective_util(const struct world *w, int cpu, const struct pelt_cpu *pc)
+{
+    const struct uclamp_sys *u = &w->sched.uclamp;
+    if (!uclamp_is_used(u))
+        return sched_rt_runnable(w, cpu) ? PELT_SCALE : sugov_cfs_util(w, cpu, pc);
+    double util = sugov_cfs_util(w, cpu, pc);
+    double lo = uclamp_rq_get(w, cpu, UCLAMP_MIN), hi = uclamp_rq_get(w, cpu, UCLAMP_MAX);
+    if (!u->perf_v6_8) {
+        if (lo >= hi)
+            return lo;
+        return util < lo ? lo : util > hi ? hi : util;
+    }
+    double perf = 1.25 * util;
+    if (perf > hi)
+        perf = hi;
+    if (perf < lo)
+        perf = lo;
+    return perf / 1.25;
+}
+
+/* uclamp_rq_is_capped (v5.18, 7a17e1db1265): the runqueue's uclamp_max
+ * holds its util down, so the "busy" filter must not keep the frequency
+ * up (a busy capped task would otherwise never slow down). */
+static bool sugov_rq_is_capped(const struct world *w, int cpu, const struct pelt_cpu *pc)
+{
+    const struct uclamp_sys *u = &w->sched.uclamp;
+    if (!uclamp_is_used(u) || !u->capped_skips_busy)
+        return false;
+    unsigned hi = uclamp_rq_get(w, cpu, UCLAMP_MAX);
+    return hi != UCLAMP_SCALE && sugov_cfs_util(w, cpu, pc) >= hi;
+}
+
 /* get_next_freq: 1.25 x fmax x util / max, resolved to the table. */
 static uint32_t sugov_get_next_freq(const struct cpufreq_policy *p, double util)
 {
@@ -80,12 +120,9 @@ static void sugov_update_single(struct world *w, struct cpufreq_policy *p)
     sim_time_t now = w->q.now_ns;
     if (!sugov_should_update_freq(sg, now))
         return;
-    bool busy = !sg->need_freq_update &&
+    bool busy = !sg->need_freq_update && !sugov_rq_is_capped(w, p->cpu, pc) &&
                 sugov_cpu_is_busy(sg, tick_nohz_get_idle_calls_cpu(w, p->cpu));
-    /* effective_cpu_util: a runnable RT task asks for the maximum (without
-     * uclamp; with it, RT's default uclamp_min of 1024 does the same). */
-    double util = sched_rt_runnable(w, p->cpu) ? PELT_SCALE : sugov_cfs_util(w, p->cpu, pc);
-    uint32_t next = sugov_get_next_freq(p, util);
+    uint32_t next = sugov_get_next_freq(p, sugov_effective_util(w, p->cpu, pc));
     if (busy && next < sg->next_freq_khz)
         next = sg->next_freq_khz;
     if (next == sg->next_freq_khz && !sg->need_freq_update)

@@ -634,7 +634,7 @@ static int detach_tasks(struct lb_env *env, struct world *w)
                 env->imbalance -= 1;
                 break;
             case migrate_misfit:
-                if (util_fits_cpu(w, util, env->src_cpu))
+                if (task_fits_cpu(w, p, env->src_cpu))
                     take = false;
                 else
                     env->imbalance = 0;
@@ -893,7 +893,7 @@ void sched_update_misfit_status(struct world *w, int cpu)
     if (!w->sched.topo.asym_cpucapacity || !c->curr || task_is_rt(c->curr))
         return;
     struct sched_avg a = task_avg_now(w, c->curr);
-    if (!util_fits_cpu(w, task_util_est(w, c->curr), cpu))   /* task_fits_cpu */
+    if (!task_fits_cpu(w, c->curr, cpu))
         c->misfit_task_load = a.load_avg > 1 ? a.load_avg : 1;
 }
 

@@ -544,6 +544,7 @@ static struct task *sched_detach_running(struct world *w, int cpu)
     t->cpu = -1;
     task_avg_sync(w, t, TASK_AVG_QUEUED);
     fair_util_est_dequeue(w, t, false);
+    uclamp_rq_dec(w, cpu, t);
     rq_avg_sync(w, cpu);
     w->sched.nr_asym_migrations++;
     return t;
@@ -562,6 +563,7 @@ void sched_move_queued(struct world *w, int src, struct task *prev, struct task 
     fair_dequeue_entity(w, src, t);
     fair_util_est_dequeue(w, t, false);
     sched_unlink(w, src, prev, t);
+    uclamp_rq_dec(w, src, t);
     w->sched.nr_pulls++;
     if (w->sched.cpu[dst].in_newidle) {
         fair_place_entity(w, dst, t, FAIR_ENQUEUE_MIGRATED);
@@ -618,6 +620,7 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     if (t->cpu < 0) {
         fair_dequeue_entity(w, cpu, t);   /* it sleeps: its lag, while still counted */
         fair_util_est_dequeue(w, t, true);
+        uclamp_rq_dec(w, cpu, t);
     }
     t->vrt_stamp_ns = -1;
     sched_set_curr(w, cpu, NULL);
@@ -663,6 +666,7 @@ void sched_init(struct world *w)
     fair_util_est_init(w);
     sched_rt_bw_init(w);
     fair_server_init(w);
+    uclamp_init(w);
     sched_balance_init(w);
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,

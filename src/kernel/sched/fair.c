@@ -311,10 +311,43 @@ bool util_fits_cpu(const struct world *w, double util, int cpu)
     return util * 1280 < (double)capacity_of(w, cpu) * 1024;
 }
 
-/* asym_fits_cpu: on symmetric systems every CPU fits. */
-static bool asym_fits_cpu(const struct world *w, double util, int cpu)
+/* util_fits_cpu with the task's clamps (v6.2, 48d5e9daa8b7): 1 fits, 0
+ * does not, -1 fits but the uclamp_min boost does not (a CPU smaller than
+ * the boost asks for). util fits as it is, or because uclamp_max caps it
+ * at or below this CPU's capacity (except a cap of 1024 on a 1024 CPU).
+ * Before v6.2 the util was clamped first (uclamp_task_util) and
+ * fits_capacity decided. Without uclamp in use the clamps are ignored. */
+static int task_fits_cpu_level(const struct world *w, const struct task *p, int cpu)
 {
-    return !w->sched.topo.asym_cpucapacity || util_fits_cpu(w, util, cpu);
+    double util = task_util_est(w, p);
+    const struct uclamp_sys *u = &w->sched.uclamp;
+    if (!uclamp_is_used(u))
+        return util_fits_cpu(w, util, cpu);
+    unsigned lo = uclamp_eff_value(w, p, UCLAMP_MIN), hi = uclamp_eff_value(w, p, UCLAMP_MAX);
+    if (!u->fits_v6_2) {
+        double clamped = util < lo ? lo : util > hi ? hi : util;
+        return util_fits_cpu(w, clamped, cpu);
+    }
+    unsigned long cap = capacity_of(w, cpu);
+    bool fits = util_fits_cpu(w, util, cpu);
+    bool cap_is_max = cap == UCLAMP_SCALE && hi == UCLAMP_SCALE;
+    fits = fits || (!cap_is_max && hi <= cap);
+    if (lo > hi)
+        lo = hi;
+    if (fits && util < lo && lo > cap)
+        return -1;
+    return fits;
+}
+
+bool task_fits_cpu(const struct world *w, const struct task *p, int cpu)
+{
+    return task_fits_cpu_level(w, p, cpu) > 0;
+}
+
+/* asym_fits_cpu: on symmetric systems every CPU fits. */
+static bool asym_fits_cpu(const struct world *w, const struct task *p, int cpu)
+{
+    return !w->sched.topo.asym_cpucapacity || task_fits_cpu(w, p, cpu);
 }
 
 /* ---- wake_wide / wake_affine ---------------------------------------------- */
@@ -528,22 +561,26 @@ static int select_idle_cpu(struct world *w, const struct task *p, const struct s
     return idle_cpu;
 }
 
-/* Asymmetric capacity: the first idle CPU p fits, else the biggest idle. */
+/* Asymmetric capacity: the first idle CPU p fits, else the best of the
+ * rest: one that fits all but p's uclamp_min boost before one that does
+ * not fit, the biggest at the same level. */
 static int select_idle_capacity(struct world *w, const struct task *p,
                                 const struct sched_domain *sd, int target)
 {
-    double util = task_util_est(w, p);
     unsigned long best_cap = 0;
-    int best_cpu = -1, first = span_wrap_first(sd->span, target);
+    int best_cpu = -1, best_fits = 0, first = span_wrap_first(sd->span, target);
     for (int k = 0; k < sd->span->weight; k++) {
         int cpu = span_wrap_cpu(sd->span, first, k);
         if (!task_allowed_on(p, cpu) || !sched_cpu_idle(w, cpu))
             continue;
-        if (util_fits_cpu(w, util, cpu))
+        int fits = task_fits_cpu_level(w, p, cpu);
+        if (fits > 0)
             return cpu;
-        if (capacity_of(w, cpu) > best_cap) {
-            best_cap = capacity_of(w, cpu);
+        unsigned long cap = capacity_of(w, cpu);
+        if (fits < best_fits || (fits == best_fits && cap > best_cap)) {
+            best_cap = cap;
             best_cpu = cpu;
+            best_fits = fits;
         }
     }
     return best_cpu;
@@ -553,12 +590,11 @@ static int select_idle_capacity(struct world *w, const struct task *p,
 static int select_idle_sibling(struct world *w, struct task *p, int prev, int target)
 {
     const struct sched_topology *t = &w->sched.topo;
-    double util = task_util_est(w, p);   /* asym_fits_cpu's task_util */
     int prev_aff = -1;
-    if (sched_cpu_idle(w, target) && asym_fits_cpu(w, util, target))
+    if (sched_cpu_idle(w, target) && asym_fits_cpu(w, p, target))
         return target;
     if (prev != target && cpus_share_cache(t, prev, target) && sched_cpu_idle(w, prev) &&
-        asym_fits_cpu(w, util, prev)) {
+        asym_fits_cpu(w, p, prev)) {
         if (!t->cluster_active || cpus_share_resources(t, prev, target))
             return prev;
         prev_aff = prev;
@@ -566,7 +602,7 @@ static int select_idle_sibling(struct world *w, struct task *p, int prev, int ta
     int recent = p->recent_used_cpu;
     p->recent_used_cpu = prev;
     if (recent >= 0 && recent != prev && recent != target && cpus_share_cache(t, recent, target) &&
-        sched_cpu_idle(w, recent) && task_allowed_on(p, recent) && asym_fits_cpu(w, util, recent)) {
+        sched_cpu_idle(w, recent) && task_allowed_on(p, recent) && asym_fits_cpu(w, p, recent)) {
         if (!t->cluster_active || cpus_share_resources(t, recent, target))
             return recent;
     } else {
@@ -669,7 +705,6 @@ static void update_sg_wakeup_stats(const struct world *w, const struct sched_dom
                                    struct sg_stats *sgs)
 {
     *sgs = (struct sg_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
-    double util_p = task_util_est(w, p);   /* task_fits_cpu */
     for (int i = 0; i < group->span->weight; i++) {
         int cpu = group->span->cpus[i];
         sgs->group_load += cpu_load_without(w, cpu, p);
@@ -678,7 +713,7 @@ static void update_sg_wakeup_stats(const struct world *w, const struct sched_dom
         sgs->sum_nr_running += nr;
         if (!nr && sched_cpu_idle(w, cpu))
             sgs->idle_cpus++;
-        if (sgs->misfit && util_fits_cpu(w, util_p, cpu))
+        if (sgs->misfit && task_fits_cpu(w, p, cpu))
             sgs->misfit = false;
     }
     sgs->group_runnable = sgs->group_load;

@@ -39,6 +39,7 @@
 #include "kernel/sched/idle.h"
 #include "kernel/sched/pelt.h"
 #include "kernel/sched/topology.h"
+#include "kernel/sched/uclamp.h"
 #include "kernel/x86/itmt.h"
 #include "sim/eventq.h"
 
@@ -111,6 +112,7 @@ struct task {
     struct sched_avg avg;       /* se->avg (pelt.h): util over running, load over
                                  * runnable, both 0..1024 for a nice-0 task */
     struct util_est util_est;   /* se->avg.util_est */
+    struct uclamp_se uclamp_req[UCLAMP_CNT]; /* p->uclamp_req (uclamp.c) */
     int util_est_cpu;           /* the runqueue whose util_est sum holds this
                                  * task's estimate (util_est_enqueue), -1 none */
     enum task_avg_state avg_state;
@@ -192,6 +194,7 @@ struct sched_cpu {
     bool prev_runnable;         /* the task it last stopped running stays runnable
                                  * (preempted or moved), for sched_switch's prev_state */
     uint64_t nr_busy_irqs;      /* interrupts taken while a task ran (sched_irq_on_busy) */
+    unsigned uclamp_max_idle;   /* uclamp.c: the uclamp_max an empty runqueue keeps */
 };
 
 /* cfs_rq->avg of one CPU (fair.c): util over running time, load over
@@ -287,6 +290,7 @@ struct sched {
     uint64_t nr_rt_throttled;   /* times an rt_rq was throttled */
     bool fair_server;           /* v6.12+: fair_server.c */
     uint64_t nr_fair_server_boosts; /* times a fair server ran fair tasks over RT */
+    struct uclamp_sys uclamp;   /* uclamp.c */
 };
 
 void sched_init(struct world *w);
@@ -417,6 +421,9 @@ struct sched_avg rq_avg_now(const struct world *w, int cpu);
 struct sched_avg task_avg_now(const struct world *w, const struct task *t);
 /* fits_capacity: util within 80 % of cpu's capacity. */
 bool util_fits_cpu(const struct world *w, double util, int cpu);
+/* task_fits_cpu: t's util fits cpu, with its uclamp clamps where uclamp is
+ * in use (fair.c). */
+bool task_fits_cpu(const struct world *w, const struct task *t, int cpu);
 /* cpu_util_cfs: cpu's util, at least its enqueued tasks' estimates
  * (UTIL_EST), at most its capacity. */
 double cpu_util_cfs(const struct world *w, int cpu);

@@ -95,6 +95,36 @@ const struct kparam sched_params[] = {
         .min = 100000, .max = 4000000000, .def = "1000000000", .unit = "ns", .since = "6.12",
         .desc = "the fair server's period on this CPU",
     },
+    {
+        .name = "CONFIG_UCLAMP_TASK", .sources = KPARAM_SRC_CONFIG,
+        .type = KPARAM_BOOL, .scope = KPARAM_GLOBAL,
+        .def = "y", .unit = "", .since = "5.3",
+        .desc = "utilization clamping for RT and fair tasks (uclamp): y here, as common "
+                "distribution configs build it (the Kconfig default is n); n: sched_setattr's "
+                "util clamps fail with EOPNOTSUPP and the sysctls do not exist",
+    },
+    {
+        .name = "sched_util_clamp_min", .sysfs = "/proc/sys/kernel/sched_util_clamp_min",
+        .sources = KPARAM_SRC_SYSFS, .type = KPARAM_INT, .scope = KPARAM_GLOBAL,
+        .min = 0, .max = 1024, .def = "1024", .unit = "", .since = "5.3",
+        .desc = "the highest uclamp_min any task gets (a larger request counts as this); "
+                "0..1024, not above sched_util_clamp_max",
+    },
+    {
+        .name = "sched_util_clamp_max", .sysfs = "/proc/sys/kernel/sched_util_clamp_max",
+        .sources = KPARAM_SRC_SYSFS, .type = KPARAM_INT, .scope = KPARAM_GLOBAL,
+        .min = 0, .max = 1024, .def = "1024", .unit = "", .since = "5.3",
+        .desc = "the highest uclamp_max any task gets: caps every task's util as schedutil "
+                "and placement see it; 0..1024, not below sched_util_clamp_min",
+    },
+    {
+        .name = "sched_util_clamp_min_rt_default",
+        .sysfs = "/proc/sys/kernel/sched_util_clamp_min_rt_default",
+        .sources = KPARAM_SRC_SYSFS, .type = KPARAM_INT, .scope = KPARAM_GLOBAL,
+        .min = 0, .max = 1024, .def = "1024", .unit = "", .since = "5.9",
+        .desc = "uclamp_min of RT tasks that set none (1024: RT runs at the highest "
+                "frequency under schedutil); a write that changes it turns uclamp on",
+    },
     { .name = NULL },
 };
 
