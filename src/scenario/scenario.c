@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/cmdline.h"
 #include "kernel/cpufreq/cpufreq.h"
@@ -249,9 +250,19 @@ static int scn_wl_set(const struct scn_parse *st, void *cfg, const struct raw_kv
     if (!known && suggest_result(&sg))
         return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' for workload '%s'; did you mean %s?",
                           key, wl->name, suggest_result(&sg));
-    if (wl_config_set(wl, cfg, key, value, KV_WHERE(st, kv), d) != 0)
-        return -1;
     const struct wl_param *p = wl_param_find(wl, key);
+    /* A file named in the scenario is relative to the scenario's directory;
+     * one given on the command line (--set, --grid), to the current one. */
+    char *abs = NULL;
+    if (kv->origin && p && p->type == WL_PARAM_FILE && value[0] && value[0] != '/') {
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd))
+            value = abs = xasprintf("%s/%s", cwd, value);
+    }
+    int rc = wl_config_set(wl, cfg, key, value, KV_WHERE(st, kv), d);
+    free(abs);
+    if (rc != 0)
+        return -1;
     const char *bad = NULL;
     char msg[200];
     if (p && p->type == WL_PARAM_CPU_VALUES &&

@@ -94,6 +94,18 @@ grep -q "workload: task a: sched_setattr util_min -1, util_max 300 at its start"
     || fail "explain does not show the clamp: $(grep workload "$T/out")"
 ok "util_max caps schedutil's frequency ($free -> $capped MHz); explain shows it; a variant's own rt-app file"
 
+# A file given with --set is relative to the current directory (not to the
+# scenario's, nor to the option's own text).
+mkdir -p "$T/cwd/sub"
+cp "$T/capped.json" "$T/cwd/sub/other.json"
+PA=$(cd "$(dirname "$P")" && pwd)/$(basename "$P")
+(cd "$T/cwd" && PMLAB_MACHINES="$OLDPWD/machines" "$PA" run "$T/uc.ini" --reps 1 --quiet --variant free --set workload.file=sub/other.json \
+    --format csv >"$T/set.csv" 2>"$T/err") || fail "--set workload.file relative to the current directory: $(cat "$T/err")"
+(cd "$T/cwd" && PMLAB_MACHINES="$OLDPWD/machines" "$PA" sweep "$T/uc.ini" --reps 1 --db "$T/g.db" \
+    --grid workload.file=sub/other.json,../free.json >/dev/null 2>"$T/err") \
+    || fail "--grid workload.file relative to the current directory: $(cat "$T/err")"
+ok "a workload file given by --set or --grid is relative to the current directory"
+
 printf '{ "tasks": { "a": { "util_min": 800, "util_max": 500, "run": 100, "sleep": 1000 } } }\n' >"$T/capped.json"
 status "$P" run "$T/uc.ini" --quiet
 [ $rc -ne 0 ] && grep -q "tasks.a: sched_setattr refuses a util_min above the task's util_max (EINVAL)" "$T/err" \
