@@ -788,6 +788,18 @@ static int rtapp_validate(const void *cfgp, char *msg, size_t msgsize)
     return 0;
 }
 
+/* The CPUs the use case names must be the machine's: checked when the
+ * scenario loads (exit 2 at the file's line), not after other variants ran. */
+static int rtapp_check_machine(const void *cfgp, const struct hw_machine *m, const char **key,
+                               char *msg, size_t msgsize)
+{
+    const struct rtapp_config *cfg = cfgp;
+    if (!cfg->file)
+        return 0;
+    *key = "file";
+    return rt_check_cpus(rt_prog(cfg), m, msg, msgsize);
+}
+
 static void *rtapp_load_file(const char *path, struct diag *d)
 {
     return rtapp_load(path, d);
@@ -836,6 +848,7 @@ const struct wl_ops wl_rtapp_ops = {
     .params = rtapp_params,
     .config_size = sizeof(struct rtapp_config),
     .validate = rtapp_validate,
+    .check_machine = rtapp_check_machine,
     .run = rtapp_run_point,
     .load_file = rtapp_load_file,
     .free_file = rtapp_free_file,

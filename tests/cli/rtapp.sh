@@ -126,6 +126,12 @@ status "$P" run "$T/uc.ini" --quiet
     || fail "sched_util_clamp_max below the default min: $rc $(cat "$T/err")"
 ok "refused clamps: min above max and uclamp before 5.3 fail the run; util_max 1025 and a max below the min are exit 2"
 
+printf '{ "tasks": { "a": { "cpus": [30], "run": 100, "sleep": 1000 } } }\n' >"$T/u.json"
+status "$P" run "$T/s.ini" --quiet
+[ $rc -eq 2 ] && grep -q "^$T/s.ini:6: file: .*u.json: CPU 30 (in cpus or calibration) is not on adl-desktop (CPUs 0-23)" "$T/err" \
+    || fail "a CPU the machine lacks: $rc $(cat "$T/err")"
+ok "a use case naming a CPU the machine lacks: exit 2 at the file's line, before anything runs"
+
 printf '{ "tasks": { "a": { "run": 100, "sleep": 1000 } } }\n' >"$T/u.json"
 
 sed -i '/^duration_ms/d' "$T/s.ini"
