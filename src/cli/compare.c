@@ -347,6 +347,7 @@ static void cmp_build_variant(const struct cmp_file *a, const struct cmp_file *b
     out->cmdline = cmp_dup(v, "cmdline");
     out->sysfs = cmp_dup(v, "sysfs");
     out->config = cmp_dup(v, "config");
+    out->workload = cmp_str(v, "workload") ? cmp_dup(v, "workload") : NULL;
     out->settings = cmp_str(v, "settings") ? cmp_dup(v, "settings") : NULL;
     int reps = cmp_variant_reps(v);
     struct rpt_metric_set *sets = xcalloc((size_t)reps + 1, sizeof *sets);

@@ -78,6 +78,8 @@ static json_t *json_variant(const struct rpt_variant *v, bool open_loop)
     json_object_set_new(o, "cmdline", json_str(v->cmdline));
     json_object_set_new(o, "sysfs", json_str(v->sysfs));
     json_object_set_new(o, "config", json_str(v->config));
+    if (v->workload && *v->workload)    /* only where the variant has its own */
+        json_object_set_new(o, "workload", json_str(v->workload));
     if (v->settings)
         json_object_set_new(o, "settings", json_str(v->settings));
     if (open_loop)

@@ -515,6 +515,7 @@ void rpt_results_free(struct rpt_results *r)
         free(var->kernel);
         free(var->patches);
         free(var->cmdline);
+        free(var->workload);
         free(var->sysfs);
         free(var->config);
         free(var->settings);

@@ -54,6 +54,7 @@ struct rpt_variant_series {
 
 struct rpt_variant {
     char *name, *kernel, *patches, *cmdline, *sysfs, *config;
+    char *workload;          /* its own workload keys, "key=value ..." (NULL or "": none) */
     char *settings;          /* its section's keys after --set, "KEY = VALUE" lines
                               * (scenario_variant.config_text); NULL = not recorded */
     struct rpt_metric *metrics;

@@ -124,6 +124,8 @@ static void table_header(const struct rpt_results *r, FILE *out)
             fprintf(out, "  sysfs: %s", var->sysfs);
         if (var->config && *var->config)
             fprintf(out, "  config: %s", var->config);
+        if (var->workload && *var->workload)
+            fprintf(out, "  workload: %s", var->workload);
         fputc('\n', out);
         table_saturated(r, var, out);
         if (var->warmup_short)

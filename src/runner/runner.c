@@ -349,6 +349,7 @@ static void runner_gather(const struct pool *p, struct rpt_results *r)
         rv->cmdline = xstrdup(sv->cmdline ? sv->cmdline : "");
         rv->sysfs = xstrdup(sv->sysfs ? sv->sysfs : "");
         rv->config = xstrdup(sv->config ? sv->config : "");
+        rv->workload = sv->workload ? xstrdup(sv->workload) : NULL;
         rv->settings = xstrdup(sv->config_text ? sv->config_text : "");
         for (int rep = 0; rep < p->reps; rep++)
             runner_combine(p, v, rep, &sets[rep]);

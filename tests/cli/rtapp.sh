@@ -93,6 +93,13 @@ awk -v f="$free" -v c="$capped" 'BEGIN { exit !(c < 0.6 * f) }' \
 grep -q "workload: task a: sched_setattr util_min -1, util_max 300 at its start" "$T/out" \
     || fail "explain does not show the clamp: $(grep workload "$T/out")"
 ok "util_max caps schedutil's frequency ($free -> $capped MHz); explain shows it; a variant's own rt-app file"
+"$P" run "$T/uc.ini" --reps 2 --format json >"$T/uc.json" 2>/dev/null || fail "uclamp json run"
+"$P" run "$T/uc.ini" --reps 2 >"$T/uc.txt" 2>/dev/null || fail "uclamp table run"
+grep -q '"workload": "file=capped.json"' "$T/uc.json" && [ "$(grep -c '"workload": ' "$T/uc.json")" -eq 1 ] \
+    && grep -q "^variant capped .*  workload: file=capped.json" "$T/uc.txt" \
+    && ! grep -q "^variant free .*workload:" "$T/uc.txt" \
+    || fail "a variant's own workload keys are not shown: $(grep '^variant' "$T/uc.txt")"
+ok "the table's variant line and the JSON name a variant's own workload keys, only where it has them"
 
 # A file given with --set is relative to the current directory (not to the
 # scenario's, nor to the option's own text).
