@@ -55,6 +55,43 @@ ratio=$(metric completion_ratio wall)
 near "$ratio" 1 0.01 || fail "completion $ratio x the recorded"
 ok "identity speed: replayed busy = recorded busy ($busy vs $rec ms), frequency-scaled work 47.98 ms"
 
+# The round trip: pmlab's own recording (run --trace) replays on the same
+# machine with the busy time it recorded.
+printf '{ "tasks": { "a": { "instance": 3, "run": 2000, "timer": { "ref": "unique", "period": 7000 } } } }\n' >"$T/rec.json"
+cat >"$T/rec.ini" <<INI
+[scenario]
+name = rec
+machine = flat8
+[workload]
+type = rtapp
+file = rec.json
+duration_ms = 100
+[variant base]
+kernel = 6.12
+cmdline = cpufreq.off=1
+INI
+"$P" run "$T/rec.ini" --reps 1 --quiet --trace "$T/tr" --format csv >"$T/r.csv" 2>"$T/err" \
+    || fail "recording: $(cat "$T/err")"
+cat >"$T/rp.ini" <<INI
+[scenario]
+name = replay-rec
+machine = flat8
+[workload]
+type = replay
+trace = $T/tr/base.dat
+work = wall
+[variant base]
+kernel = 6.12
+cmdline = cpufreq.off=1
+INI
+"$P" run "$T/rp.ini" --reps 1 --quiet --format csv >"$T/r.csv" 2>"$T/err" || fail "replaying pmlab's recording: $(cat "$T/err")"
+rec=$(metric recorded_busy_ms base)
+busy=$(metric busy_ms base)
+near "$rec" 84.0 0.01 || fail "recorded busy $rec ms, not the 3 x 14 x 2 ms the use case ran"
+near "$busy" "$rec" 0.002 || fail "replayed busy $busy ms vs recorded $rec ms"
+near "$(metric completion_ratio base)" 1 0.01 || fail "replay of the recording: completion ratio $(metric completion_ratio base)"
+ok "pmlab's own recording replays: busy $busy ms vs recorded $rec ms"
+
 "$P" run scenarios/replay-juno.ini --quick --quiet --format csv >"$T/r.csv" || fail "replay-juno quick"
 [ -n "$(metric wu_lat_p99_us teo)" ] || fail "replay-juno: no wu_lat_p99_us for teo"
 ok "replay-juno runs (menu vs teo)"
