@@ -350,7 +350,8 @@ static void test_schedutil_freq(void **state)
     f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 10, 512);            /* 1.25 x 5.2 GHz x 0.5 = 3.25 -> 3.3 GHz */
     assert_int_equal(p->cur_khz, 3300000);
-    assert_int_equal(p->hwp_req.min_mhz, 3300);
+    assert_int_equal(p->hwp_req.desired_mhz, 3300);   /* adjust_perf: the desired level */
+    assert_int_equal(p->hwp_req.min_mhz, 800);
     f->w.idle.cpu[0].idle_calls++;
     su_step(f, p, 12, 1024);           /* within 5 ms of the last change */
     assert_int_equal(p->cur_khz, 3300000);
@@ -381,11 +382,12 @@ static void test_schedutil_lowers_after_idle(void **state)
     task_init(&a.t, probe_done, 0);
     task_set_affinity(&a.t, 0);
     sched_wake_task(&f->w, &a.t, 100.0 * SIM_NS_PER_MS, 0);
-    world_run_until(&f->w, 150 * SIM_NS_PER_MS);
+    while (!a.done_ns && f->w.q.now_ns < SIM_NS_PER_S)
+        world_run_until(&f->w, f->w.q.now_ns + SIM_NS_PER_MS);
     assert_true(a.done_ns > 0);
     uint32_t busy_khz = p->cur_khz;
     uint64_t calls = f->w.idle.cpu[0].idle_calls;
-    world_run_until(&f->w, 250 * SIM_NS_PER_MS);   /* 100 ms idle: util decays */
+    world_run_until(&f->w, a.done_ns + 100 * SIM_NS_PER_MS);   /* 100 ms idle: util decays */
     assert_true(f->w.idle.cpu[0].idle_calls > calls || f->w.idle.cpu[0].tick_stopped);
     task_init(&b.t, probe_done, 0);
     task_set_affinity(&b.t, 0);
@@ -393,6 +395,55 @@ static void test_schedutil_lowers_after_idle(void **state)
     world_run_until(&f->w, f->w.q.now_ns + 2 * SIM_NS_PER_MS);
     assert_true(busy_khz >= 2500000);
     assert_true(p->cur_khz < busy_khz / 2);
+    cfx_free(f);
+}
+
+/* What passive mode writes to IA32_HWP_REQUEST for a target, by version:
+ * schedutil from v5.11 (->adjust_perf) the desired level over the policy's
+ * range, before it the target as the minimum; another governor the target
+ * as the minimum, and from v6.17 as the desired level too. The hardware
+ * runs at a desired level whatever the load and EPP; a minimum alone lets
+ * a busy core climb to the EPP's ceiling. */
+static void test_passive_hwp_request(void **state)
+{
+    (void)state;
+    struct {
+        const char *kernel, *gov;
+        uint32_t min_mhz, desired_mhz;
+    } c[] = {
+        { "5.10", "schedutil", 3300, 0 },
+        { "6.12", "schedutil", 800, 3300 },
+        { "6.12", "ondemand", 3300, 0 },
+        { "6.17", "ondemand", 3300, 3300 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char sysfs[96];
+        snprintf(sysfs, sizeof sysfs, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor=%s",
+                 c[i].gov);
+        struct cfx *f = cfx_new(c[i].kernel, "intel_pstate=passive", sysfs);
+        struct cpufreq_policy *p = &f->w.cpufreq.policy[0];
+        p->cur_khz = 3300000;
+        intel_pstate_hwp_update_request(&f->w, p);
+        assert_int_equal(p->hwp_req.min_mhz, c[i].min_mhz);
+        assert_int_equal(p->hwp_req.desired_mhz, c[i].desired_mhz);
+        assert_int_equal(p->hwp_req.max_mhz, p->max_khz / 1000);
+        cfx_free(f);
+    }
+    struct cfx *f = cfx_settings(NULL, NULL, NULL);
+    struct hwp_params prm;
+    hwp_params_init(&prm, f->m);
+    const struct hw_core_type *t = &f->m->types[0];
+    struct hwp_request want = { .min_mhz = 800, .max_mhz = 5200, .desired_mhz = 1500, .epp = 128 };
+    struct hwp_request floor = { .min_mhz = 1500, .max_mhz = 5200, .epp = 128 };
+    assert_int_equal(hwp_select_mhz(&prm, t, 1.0, &want, UINT32_MAX), 1500);
+    assert_int_equal(hwp_select_mhz(&prm, t, 0.0, &want, UINT32_MAX), 1500);
+    assert_true(hwp_select_mhz(&prm, t, 1.0, &floor, UINT32_MAX) > 4000);
+    want.desired_mhz = 6000;            /* above the maximum: the maximum */
+    assert_int_equal(hwp_select_mhz(&prm, t, 0.0, &want, 4000), 4000);
+    struct hwp_request pair[2] = { want, floor };
+    pair[0].desired_mhz = 1200;
+    pair[1].desired_mhz = 2100;         /* SMT: the most demanding thread */
+    assert_int_equal(hwp_core_request(pair, 2).desired_mhz, 2100);
     cfx_free(f);
 }
 
@@ -641,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_limits_and_switching),
         cmocka_unit_test(test_schedutil_freq),
         cmocka_unit_test(test_schedutil_lowers_after_idle),
+        cmocka_unit_test(test_passive_hwp_request),
         cmocka_unit_test(test_rate_limits),
         cmocka_unit_test(test_hwp_monotone),
         cmocka_unit_test(test_hwp_saturated_shortcut),

@@ -115,6 +115,8 @@ struct hwp_request hwp_core_request(const struct hwp_request *thread_req, int nt
             r.max_mhz = q->max_mhz;
         if (q->epp < r.epp)
             r.epp = q->epp;
+        if (q->desired_mhz > r.desired_mhz)
+            r.desired_mhz = q->desired_mhz;
     }
     return r;
 }
@@ -140,6 +142,8 @@ static double hwp_epp_ceiling_mhz(const struct hwp_params *prm, const struct hw_
  * hwp.h). */
 static double hwp_busy_frac(const struct hwp_params *prm, double busy, const struct hwp_request *r)
 {
+    if (r->desired_mhz)
+        return 1;   /* a desired level: the request alone decides (hwp_frac_mhz) */
     double sat = prm->busy_full * r->epp / 255.0;
     double frac = sat <= 0 ? (busy > 0 ? 1 : 0) : busy / sat;
     return frac > 1 ? 1 : frac;
@@ -157,6 +161,14 @@ static uint32_t hwp_frac_mhz(const struct hwp_params *prm, const struct hw_core_
     double lo = r->min_mhz < t->min_mhz ? t->min_mhz : r->min_mhz;
     if (lo > hi)
         lo = hi;
+    if (r->desired_mhz) {
+        /* A non-zero desired level turns autonomous selection off (SDM,
+         * IA32_HWP_REQUEST Desired_Performance): the core runs there, within
+         * [min, max] and the turbo limit, whatever the EPP and the load. */
+        double d = r->desired_mhz < lo ? lo : r->desired_mhz > hi ? hi : r->desired_mhz;
+        uint32_t mhz = hwp_ratio_round_up((uint32_t)ceil(d - 1e-9));
+        return mhz > (uint32_t)hi ? (uint32_t)hi : mhz;
+    }
     double ceil_mhz = hwp_epp_ceiling_mhz(prm, t, r->epp, hi);
     if (ceil_mhz < lo)
         ceil_mhz = lo;

@@ -24,8 +24,11 @@
  * re-evaluates every hwp_eval_us while the core is in C0 (and whenever the
  * OS touches the core); an idle core keeps its last choice.
  *
+ * A non-zero desired performance turns autonomous selection off: the core
+ * runs at the desired level, clamped to [min, max] and the turbo limit.
+ *
  * The SMT threads of a core each have a request; the core honours the most
- * demanding: the highest minimum and maximum, the lowest EPP. */
+ * demanding: the highest minimum, maximum and desired level, the lowest EPP. */
 #ifndef PMLAB_HW_HWP_H
 #define PMLAB_HW_HWP_H
 
@@ -39,7 +42,8 @@
 /* What one logical CPU asks for (IA32_HWP_REQUEST), in MHz. */
 struct hwp_request {
     uint32_t min_mhz, max_mhz;
-    uint32_t desired_mhz;     /* 0: autonomous (the only mode pmlab's OS side uses) */
+    uint32_t desired_mhz;     /* 0: autonomous; else the core runs there (within
+                               * min, max and the turbo limit), EPP and load aside */
     int epp;                  /* 0..255 */
 };
 

@@ -12,11 +12,13 @@
  *    here: before v5.9 or intel_pstate=active on a part without HWP),
  *    powersave samples each CPU at most every 10 ms and asks for
  *    1.25 x turbo x C0 share (get_target_pstate).
- *  - passive ("intel_cpufreq"): serves the generic governors. With HWP a
- *    target frequency becomes the HWP minimum with the policy max as the
- *    maximum, so the hardware may go higher (not for performance and
- *    powersave, whose targets are strict); without, it is the P-state.
- *    Default without HWP since v5.9 (also with no_hwp).
+ *  - passive ("intel_cpufreq"): serves the generic governors. With HWP
+ *    schedutil's target (v5.11+, ->adjust_perf) is the HWP desired level
+ *    over the policy's [min, max]; another governor's target is the HWP
+ *    minimum with the policy max as the maximum (the target for the strict
+ *    performance and powersave), so the hardware may go higher, and from
+ *    v6.17 also the desired level (intel_cpufreq_hwp_request); without HWP
+ *    it is the P-state. Default without HWP since v5.9 (also with no_hwp).
  *  - intel_pstate=disable: acpi-cpufreq loads instead (target driver over
  *    the ACPI P-states, every frequency up to base plus "turbo" as one
  *    state in which the hardware runs up to its turbo limit).
@@ -32,8 +34,7 @@
  * case is applied on every kernel: FACTS.md does not date [A6].
  *
  * Left out: hwp_dynamic_boost, EPB without HWP, per_cpu_perf_limits,
- * hwp_only, the global max_perf_pct/min_perf_pct, no_turbo, and the
- * adjust_perf fast path of schedutil. */
+ * hwp_only, the global max_perf_pct/min_perf_pct and no_turbo. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@
 
 #define INTEL_PSTATE_ITMT_HWP_SINCE "6.10"              /* a1ff59784b27 */
 #define INTEL_PSTATE_HYBRID_CAPACITY_SINCE "6.12"       /* 929ebc93ccaa (FACTS-2 H3) */
+#define INTEL_CPUFREQ_ADJUST_PERF_SINCE "5.11"          /* a365ab6b9dfb */
+#define INTEL_CPUFREQ_DESIRED_SINCE "6.17"              /* 1cefe495cacb */
 #define INTEL_PSTATE_SAMPLING_NS (10 * SIM_NS_PER_MS)      /* [F4]: at most every 10 ms */
 #define INTEL_CPUFREQ_LATENCY_NS (20 * SIM_NS_PER_US)      /* INTEL_CPUFREQ_TRANSITION_LATENCY */
 #define INTEL_CPUFREQ_DELAY_HWP_NS (5000 * SIM_NS_PER_US)  /* [F5] transition_delay_us, HWP */
@@ -315,6 +318,32 @@ static uint32_t intel_pstate_hwp_select(struct world *w, int core)
     return hcs->sat_mhz;
 }
 
+/* Passive mode's request for the governor's target (intel_cpufreq_hwp_update).
+ * schedutil from v5.11 goes through ->adjust_perf (a365ab6b9dfb,
+ * intel_cpufreq_adjust_perf): the policy minimum as the floor (pmlab has no
+ * deadline bandwidth to raise it), the target as the desired level, the
+ * policy maximum. The other governors (->target, intel_cpufreq_update_pstate)
+ * set the target as the minimum, the policy maximum (the target itself for
+ * strict governors [F4]), and from v6.17 (1cefe495cacb) the target as the
+ * desired level too; before, no desired level, so the hardware may go above
+ * the target. */
+static void intel_cpufreq_hwp_request(const struct world *w, const struct cpufreq_policy *p,
+                                      struct hwp_request *r)
+{
+    uint32_t target_mhz = (p->cur_khz ? p->cur_khz : p->min_khz) / 1000;
+    const struct kversion *k = &w->kp->kernel;
+    if (p->gov == &cpufreq_gov_schedutil && kversion_at_least(k, INTEL_CPUFREQ_ADJUST_PERF_SINCE)) {
+        r->min_mhz = p->min_khz / 1000;
+        r->desired_mhz = target_mhz;
+        return;
+    }
+    r->min_mhz = target_mhz;
+    if (p->gov && p->gov->strict_target)
+        r->max_mhz = r->min_mhz;
+    if (kversion_at_least(k, INTEL_CPUFREQ_DESIRED_SINCE))
+        r->desired_mhz = target_mhz;
+}
+
 void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
 {
     struct hwp_request *r = &p->hwp_req;
@@ -328,11 +357,7 @@ void intel_pstate_hwp_update_request(struct world *w, struct cpufreq_policy *p)
     } else if (drv->setpolicy) {
         r->min_mhz = p->min_khz / 1000;
     } else {
-        /* Passive: the target is the minimum; the maximum is the policy's,
-         * or the target itself for strict governors [F4]. */
-        r->min_mhz = (p->cur_khz ? p->cur_khz : p->min_khz) / 1000;
-        if (p->gov && p->gov->strict_target)
-            r->max_mhz = r->min_mhz;
+        intel_cpufreq_hwp_request(w, p, r);
     }
     intel_pstate_hwp_combine(w, p->core);
     intel_pstate_hwp_eval(w, p->core, true);

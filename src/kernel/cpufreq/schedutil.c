@@ -15,9 +15,11 @@
  * Every policy is single-CPU here, as intel_pstate and acpi-cpufreq make
  * them, so this is sugov_update_single. Left out: the IO-wait boost (pmlab's
  * tasks do not sleep on IO as such), the runnable boost of
- * cpu_util_cfs_boost, DL/IRQ utilisation, and the
- * adjust_perf path of HWP passive mode (the request is the target frequency
- * as the min, see intel_pstate.c). */
+ * cpu_util_cfs_boost and DL/IRQ utilisation. HWP passive mode's
+ * adjust_perf path (sugov_update_single_perf) is this one: its performance
+ * level reaches intel_pstate.c as the target frequency, rounded up to a
+ * whole ratio as intel_cpufreq_adjust_perf rounds it, and becomes the HWP
+ * desired level there. */
 #include <stdint.h>
 
 #include "kernel/cpufreq/cpufreq.h"
