@@ -20,6 +20,15 @@ static const char *const uclamp_sysctl_name[UCLAMP_NSYSCTL] = {
     "sched_util_clamp_min", "sched_util_clamp_max", "sched_util_clamp_min_rt_default",
 };
 
+/* Which of the three sysctls setting s writes, or -1. */
+static int uclamp_sysctl_of(const struct ksetting *s)
+{
+    for (int i = 0; i < UCLAMP_NSYSCTL; i++)
+        if (strcmp(s->param->name, uclamp_sysctl_name[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* The writes replayed in order as sysctl_sched_uclamp_handler takes them:
  * a write that would leave uclamp_min above uclamp_max is refused (its line
  * in *bad_line, else 0); *changed when a write changed a value (the handler
@@ -32,10 +41,7 @@ static void uclamp_sysctl_replay(const struct kparams *kp, unsigned val[UCLAMP_N
     *changed = false;
     *bad_line = 0;
     for (int s = 0; s < kp->nset; s++) {
-        int which = -1;
-        for (int i = 0; i < UCLAMP_NSYSCTL; i++)
-            if (strcmp(kp->set[s].param->name, uclamp_sysctl_name[i]) == 0)
-                which = i;
+        int which = uclamp_sysctl_of(&kp->set[s]);
         if (which < 0)
             continue;
         unsigned v = (unsigned)kp->set[s].value;
@@ -54,11 +60,10 @@ int uclamp_validate(const struct kparams *kp, const char *file, struct diag *d)
 {
     if (!kparams_get(kp, "CONFIG_UCLAMP_TASK", 0, -1))
         for (int s = 0; s < kp->nset; s++)
-            for (int i = 0; i < UCLAMP_NSYSCTL; i++)
-                if (strcmp(kp->set[s].param->name, uclamp_sysctl_name[i]) == 0)
-                    return diag_error(d, file, kp->set[s].line, "/proc/sys/kernel/%s: no such "
-                                      "file: the kernel has no uclamp (CONFIG_UCLAMP_TASK=n)",
-                                      uclamp_sysctl_name[i]);
+            if (uclamp_sysctl_of(&kp->set[s]) >= 0)
+                return diag_error(d, file, kp->set[s].line, "/proc/sys/kernel/%s: no such "
+                                  "file: the kernel has no uclamp (CONFIG_UCLAMP_TASK=n)",
+                                  kp->set[s].param->name);
     unsigned val[UCLAMP_NSYSCTL];
     bool changed;
     int bad_line;
