@@ -43,6 +43,7 @@ void world_init(struct world *w, const struct hw_machine *m, const struct kparam
     w->hw.online = w->isol.hk.offline_any ? w->isol.hk.online : NULL;
     idle_init(w);
     cpufreq_init(w);
+    rcu_init(w);    /* before sched_init: its CPUs enter idle */
     sched_init(w);
     wchain_init(w);
     kvm_init(w);
@@ -56,6 +57,7 @@ void world_destroy(struct world *w)
     world_check_destroy(w);
     world_devices_destroy(w);
     kvm_destroy(w);
+    rcu_destroy(w);
     wchain_destroy(w);
     sched_destroy(w);
     cpufreq_destroy(w);
@@ -76,6 +78,7 @@ void world_measure_reset(struct world *w)
     sched_measure_reset(w);
     kvm_measure_reset(w);
     wchain_measure_reset(w);
+    rcu_measure_reset(w);
     isol_measure_reset(w);
     world_check_measure_reset(w);
     tp_window_begin(w);
@@ -210,6 +213,7 @@ void world_collect_metrics(struct world *w, struct rpt_metric_set *out)
     idle_collect_metrics(w, w->q.now_ns, world_host_scope(w), out);
     sched_collect_metrics(w, out);
     wchain_collect_metrics(w, w->q.now_ns - w->idle.measure_start_ns, out);
+    rcu_collect_metrics(w, w->q.now_ns - w->idle.measure_start_ns, out);
     isol_collect_metrics(w, w->q.now_ns - w->idle.measure_start_ns, out);
     kvm_collect_metrics(w, out);
     if (w->report_per_cpu)

@@ -17,6 +17,7 @@
 #include "kernel/irq/wakeup_chain.h"
 #include "kernel/kvm/kvm.h"
 #include "kernel/params.h"
+#include "kernel/rcu/tree.h"
 #include "kernel/sched/idle.h"
 #include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
@@ -72,6 +73,7 @@ struct world {
     struct sched sched;       /* runqueues, tasks, idle entry */
     struct kvm_sys kvm;       /* VMs and KVM halt polling (none until kvm_create_vms) */
     struct wchain_sys wchain; /* background threads woken by interrupts */
+    struct rcu_sys rcu;       /* RCU callbacks and grace periods */
     struct hw_devices devices; /* [device] sections (none until world_devices_create) */
     /* [machine->ncpus]: the CPUs of the cpus.* metrics ([report] cpus,
      * --cpus), shared read-only by the runner's worlds; NULL = none. */

@@ -60,7 +60,7 @@ static const struct bad_case bad_cases[] = {
     { "pkgstate-unknown-cstate.ini", 35, "core_cstate 'C7' is not a C-state of core type P" },
     { "pkgstate-bad-name.ini", 34, "package state 'C6' is not named as turbostat names them (PC1..PC10)" },
     { "pkgstate-number-order.ini", 39, "package states go shallowest first: PC3 after PC6" },
-    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor, poll_power_ratio, exit_ramp_ratio, ibrs_sibling_factor, spec_ctrl_write_ns, irq_off_exit_ns, wake_irq_ns, wake_switch_ns, softirq_ns, bg_wake_share, bg_msgs_per_irq, bg_run_ns, bg_hrtimer_share, bg_timer_slack_ns, bg_deferrable_hz, hwp_window_us, hwp_eval_us, hwp_busy_full, hwp_epp255_ceiling_ratio)" },
+    { "unknown-calib.ini", 40, "unknown calibration key 'smt_factor' (known: smt_corun_factor, smt_poll_factor, poll_power_ratio, exit_ramp_ratio, ibrs_sibling_factor, spec_ctrl_write_ns, irq_off_exit_ns, wake_irq_ns, wake_switch_ns, softirq_ns, bg_wake_share, bg_msgs_per_irq, bg_run_ns, bg_hrtimer_share, bg_timer_slack_ns, bg_deferrable_hz, rcu_callback_ns, rcu_kthread_run_ns, hwp_window_us, hwp_eval_us, hwp_busy_full, hwp_epp255_ceiling_ratio)" },
     { "calib-out-of-range.ini", 40, "smt_corun_factor = 1.5 is out of range [0.3, 1]" },
     { "continuation-scalar.ini", 14, "'ipc_factor' takes one value (an indented line continues the key above)" },
     { "key-before-section.ini", 3, "key 'name' before any section" },

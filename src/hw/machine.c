@@ -112,6 +112,17 @@ static const struct hw_calib_desc calib_registry[] = {
       .description = "deferrable timers per CPU per second (they never wake an idle CPU; "
                      "they run at its next tick or wake-up and wake its kworker) (estimate: "
                      "vmstat_update's vm.stat_interval of 1 s, mm/vmstat.c)" },
+    { .key = "rcu_callback_ns", .unit = "ns", .default_value = 500,
+      .min = 0, .max = 1000000,
+      .description = "run of one RCU callback in RCU_SOFTIRQ or an rcuo kthread, ns on the "
+                     "reference core (estimate: freeing a task_struct or a struct pid to "
+                     "its slab, a few hundred ns; not measured)" },
+    { .key = "rcu_kthread_run_ns", .unit = "ns", .default_value = 2000,
+      .min = 0, .max = 1000000,
+      .description = "run of an rcuo kthread woken to request a grace period for an "
+                     "offloaded CPU's new callbacks, ns on the reference core (estimate: a "
+                     "kthread wake-up's bookkeeping, of the order of perf bench sched pipe's "
+                     "1.4 us per wake-up and switch)" },
     { .key = "hwp_window_us", .unit = "us", .default_value = 4000,
       .min = 100, .max = 100000,
       .description = "HWP model (hw/hwp.h): time constant of the filter on the core's C0 "

@@ -27,6 +27,7 @@ extern const struct kparam itmt_params[];
 extern const struct kparam acpi_processor_idle_params[];
 extern const struct kparam sched_params[];
 extern const struct kparam isolation_params[];
+extern const struct kparam rcu_params[];
 
 /* Every subsystem's table; a new subsystem adds its table here. */
 const struct kparam *const kparam_tables[] = {
@@ -43,6 +44,7 @@ const struct kparam *const kparam_tables[] = {
     acpi_processor_idle_params,
     sched_params,
     isolation_params,
+    rcu_params,
     NULL,
 };
 

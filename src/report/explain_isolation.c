@@ -54,8 +54,8 @@ void explain_add_isolation(struct explain *x, const struct hw_machine *m,
     }
     if (hk->rcu_nocb_any) {
         housekeeping_format(hk->rcu_nocb, n, a, sizeof a);
-        explain_add(x, "isolation: rcu_nocbs %s (nohz_full's included): callbacks to rcuo "
-                       "kthreads; pmlab models no RCU callback work, so nothing moves", a);
+        explain_add(x, "isolation: rcu_nocbs %s (nohz_full's included): their RCU callbacks "
+                       "run in rcuo kthreads on the kthread CPUs and hold no tick", a);
     }
     if (hk->offline_any) {
         housekeeping_format(hk->offline, n, a, sizeof a);

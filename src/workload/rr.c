@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/exit.h"
 #include "sim/hist.h"
 #include "sim/steady.h"
 #include "util/xalloc.h"
@@ -142,6 +143,7 @@ static void rr_request_complete(struct world *w, struct rr_run *run, struct rr_r
 /* server = fork: the request's thread finished its work (and exits). */
 static void rr_request_done(struct world *w, struct task *t)
 {
+    release_task(w, t);
     rr_request_complete(w, w->wl_state, container_of(t, struct rr_req, task));
 }
 

@@ -908,7 +908,7 @@ void sched_balance_tick(struct sim_event *ev, void *arg)
     int cpu = (int)(c - w->sched.cpu);
     if (!c->curr || c->waking)
         return;   /* no longer busy: sched_start re-arms */
-    sched_irq_on_busy(w, cpu, w->idle.wake_irq_ns);
+    sched_irq_on_busy(w, cpu, w->idle.wake_irq_ns + rcu_sched_clock_irq(w, cpu, false));
     isol_tick_ran(w, cpu);
     sched_update_misfit_status(w, cpu);
     if (!c->in_done && w->q.now_ns >= c->next_balance_ns)

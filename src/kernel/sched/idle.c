@@ -407,7 +407,14 @@ static sim_time_t idle_next_timer_ns(const struct world *w, int cpu)
     /* A CPU without housekeeping timers (a rate of 0) has none queued. */
     sim_time_t hk_ns = idle_next_hk_timer_ns(w, cpu);
     sim_time_t next_ns = ic->wl_timer_ns < hk_ns ? ic->wl_timer_ns : hk_ns;
-    return ic->guest_timer_ns < next_ns ? ic->guest_timer_ns : next_ns;
+    next_ns = ic->guest_timer_ns < next_ns ? ic->guest_timer_ns : next_ns;
+    /* tick_nohz_next_event: a CPU RCU needs (callbacks queued) takes its
+     * next event as one tick after the last jiffy, so its tick is kept. */
+    if (rcu_needs_cpu(w, cpu)) {
+        sim_time_t tick = tick_next_ns(w->q.now_ns, w->idle.tick_period_ns);
+        next_ns = tick < next_ns ? tick : next_ns;
+    }
+    return next_ns;
 }
 
 /* Returns the next timer (absolute), for the tick decision that follows. */
@@ -458,7 +465,9 @@ static void idle_tick_decide(struct world *w, int cpu, bool stop_tick, sim_time_
     if (is->nohz && stop_tick &&
         !tick_nohz_retains_tick(w->q.now_ns, is->tick_period_ns, next_timer_ns, ic->tick_stopped))
         ic->tick_stopped = true;
-    if (!ic->tick_stopped)
+    /* A stopped tick is reprogrammed for the next jiffy while RCU needs
+     * the CPU (tick_nohz_stop_tick at tick_nohz_next_event's expiry). */
+    if (!ic->tick_stopped || rcu_needs_cpu(w, cpu))
         sim_event_schedule(&w->q, &ic->tick_ev, idle_next_tick_ns(is, w->q.now_ns));
     ic->nr_entries++;
     ic->nr_tick_stopped += ic->tick_stopped;
@@ -579,6 +588,9 @@ sim_time_t idle_exit_begin(struct world *w, int cpu, enum idle_wake why, sim_tim
                (why == IDLE_WAKE_IPI && idle_wake_needs_ipi(is, ic, hw_poll));
     ic->nr_ipis += why == IDLE_WAKE_IPI && irq;
     *kernel_ns = idle_exit_kernel_ns(is, ic, why, hw_poll, irq);
+    /* The tick's RCU work: rcu_sched_clock_irq and RCU_SOFTIRQ's callbacks. */
+    if (why == IDLE_WAKE_TICK)
+        *kernel_ns += rcu_sched_clock_irq(w, cpu, true);
     if (lat == 0)
         return 0; /* polling: it sees the work at once */
     /* Leaving idle runs kernel code, with kernel IBRS set. */

@@ -22,8 +22,8 @@
  *  - managed_irq: the background device interrupts of the CPU go to
  *    timer_cpu[cpu] too (irq_do_set_affinity: a managed interrupt's
  *    housekeeping CPUs when its mask has any);
- *  - rcu_nocb: resolved and explained; pmlab has no RCU callback work, so
- *    offloading moves nothing;
+ *  - rcu_nocb: the CPU's RCU callbacks run in its rcuo kthread on the
+ *    kthread CPUs and do not hold its tick (kernel/rcu/tree.h);
  *  - offline (nosmt): each core's threads after its first never run, sit
  *    in the deepest hardware C-state (mwait_play_dead) with kernel IBRS
  *    cleared from v6.7 (8c7a9b1bb450), set before; no sched domain, no

@@ -48,7 +48,7 @@ const struct kparam isolation_params[] = {
         .name = "rcu_nocbs", .sources = KPARAM_SRC_CMDLINE,
         .type = KPARAM_CPULIST, .scope = KPARAM_GLOBAL,
         .def = "", .unit = "", .since = "3.7",
-        .desc = "CPUs whose RCU callbacks rcuo kthreads run on housekeeping CPUs (pmlab models no callback work: resolved and explained only)",
+        .desc = "CPUs whose RCU callbacks rcuo kthreads run (on the kthread CPUs) instead of the CPU's RCU softirq: their callbacks no longer hold the tick",
     },
     {
         .name = "nosmt", .sources = KPARAM_SRC_CMDLINE,

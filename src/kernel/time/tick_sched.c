@@ -1,7 +1,7 @@
 /* tick_sched: the sleep length handed to cpuidle governors, see tick_sched.h.
- * Follows v6.x tick-sched.c [T1]. Departures: RCU, irq_work and pending
- * softirqs never hold the tick (they would shorten the sleep length to one
- * tick), and the timekeeping CPU's max-deferment cap is not applied; the
+ * Follows v6.x tick-sched.c [T1]. RCU's hold on the tick (rcu_needs_cpu)
+ * comes in through the caller's next timer (sched/idle.c). Departures:
+ * irq_work and pending softirqs never hold the tick, and the timekeeping CPU's max-deferment cap is not applied; the
  * caller hands in one "next timer", the earliest of the CPU's timer-wheel
  * (already rounded, kernel/time/timer.h) and hrtimer expiries. */
 #include "kernel/time/tick_sched.h"
