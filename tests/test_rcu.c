@@ -59,9 +59,10 @@ static void test_jiffies_till_first_fqs(void **state)
 }
 
 /* A thread exits on idle CPU 4 at ~1 ms: its two callbacks keep CPU 4's
- * tick. The tick at 4 ms requests the grace period, which ends one jiffy
- * later (8 ms); a tick at 8 or 12 ms invokes them, and then the tick
- * stops. Without the exit the idle CPU stops its tick at once. */
+ * tick. The tick at 4 ms requests the grace period; its FQS timeout of one
+ * jiffy fires a jiffy late, at 12 ms; the tick at 12 or 16 ms invokes
+ * them, and then the tick stops. Without the exit the idle CPU stops its
+ * tick at once. */
 static void test_callbacks_keep_the_tick(void **state)
 {
     (void)state;
@@ -75,13 +76,16 @@ static void test_callbacks_keep_the_tick(void **state)
     assert_int_equal(rdp->n_wait, 2);
     assert_int_equal(rdp->wait_seq, 1);
     assert_int_equal(rdp->nr_invoked, 0);
-    world_run_until(&f->w, 13 * MS);
+    world_run_until(&f->w, 12 * MS - 1);
+    assert_int_equal(rdp->nr_invoked, 0);
+    assert_true(f->w.rcu.gp_active);
+    world_run_until(&f->w, 17 * MS);
     assert_int_equal(rdp->nr_invoked, 2);
     assert_false(rcu_needs_cpu(&f->w, 4));
     assert_int_equal(f->w.rcu.completed, 1);
     uint64_t ticks = f->w.idle.cpu[4].nr_wake[IDLE_WAKE_TICK];
-    assert_in_range(ticks, 2, 3);
-    assert_in_range(rdp->nr_ticks_held, 2, 3);
+    assert_in_range(ticks, 3, 4);
+    assert_in_range(rdp->nr_ticks_held, 3, 4);
     world_run_until(&f->w, 1000 * MS);
     assert_int_equal(f->w.idle.cpu[4].nr_wake[IDLE_WAKE_TICK], ticks);
     fx_free(f);
@@ -121,11 +125,15 @@ static void test_callback_during_gp_waits_for_the_next(void **state)
     assert_int_equal(rdp->n_next_ready, 3);
     assert_int_equal(rdp->next_ready_seq, 2);
     assert_true(w->rcu.gp_needed);
+    /* Grace period 1 runs from 0 to 8 ms (jiffy 0 + 1, a jiffy late),
+     * grace period 2 from 8 to 16 ms. */
     world_run_until(w, 8 * MS - 1);
+    assert_int_equal(w->rcu.completed, 0);
+    world_run_until(w, 16 * MS - 1);
     assert_int_equal(w->rcu.completed, 1);
     assert_true(w->rcu.gp_active);
-    assert_in_range(rdp->nr_invoked, 0, 1);
-    world_run_until(w, 13 * MS);
+    assert_int_equal(rdp->nr_invoked, 1);
+    world_run_until(w, 21 * MS);
     assert_int_equal(w->rcu.completed, 2);
     assert_int_equal(rdp->nr_invoked, 4);
     assert_false(w->rcu.gp_active);

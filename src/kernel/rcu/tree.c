@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "hw/machine.h"
+#include "kernel/time/timer.h"
 #include "sim/metrics.h"
 #include "util/container.h"
 #include "util/xalloc.h"
@@ -37,8 +38,9 @@ static uint64_t rcu_seq_snap(const struct rcu_sys *r)
 
 /* rcu_start_this_gp: start grace period completed + 1 now, or record that
  * one is needed after the running one. It ends when the first FQS scan
- * runs, jiffies_till_first_fqs jiffies on (the GP kthread's wait is a
- * timeout in jiffies, so it ends on a jiffy). */
+ * runs: the GP kthread waits jiffies_till_first_fqs jiffies with
+ * swait_event_idle_timeout, a timer-wheel timeout, which fires one jiffy
+ * after the requested one (timer.h). */
 static void rcu_start_gp(struct world *w, uint64_t seq)
 {
     struct rcu_sys *r = &w->rcu;
@@ -49,8 +51,8 @@ static void rcu_start_gp(struct world *w, uint64_t seq)
         return;
     }
     r->gp_active = true;
-    sim_time_t jiffy = w->q.now_ns / r->tick_period_ns * r->tick_period_ns;
-    sim_event_schedule(&w->q, &r->gp_end_ev, jiffy + r->gp_ns);
+    sim_event_schedule(&w->q, &r->gp_end_ev,
+                       timer_wheel_expiry_ns(w->q.now_ns, r->gp_ns, r->tick_period_ns, r->hz));
 }
 
 /* rcu_advance_cbs: callbacks whose grace period has completed are done. */
@@ -102,6 +104,7 @@ void rcu_init(struct world *w)
     r->ncpus = n;
     r->rdp = xcalloc((size_t)n, sizeof *r->rdp);
     r->tick_period_ns = w->idle.tick_period_ns;
+    r->hz = w->idle.hz;
     int64_t j = kparams_get(w->kp, "rcutree.jiffies_till_first_fqs", 0, -1);
     if (j < 0)
         j = rcu_jiffies_till_first_fqs(w->idle.hz, n);

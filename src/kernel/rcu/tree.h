@@ -15,10 +15,11 @@
  *    rcu_core -> rcu_accelerate_cbs -> rcu_start_this_gp): call_rcu itself
  *    starts none. Callbacks queued while one runs wait for the next, which
  *    starts as soon as that one ends (rcu_gp_cleanup's needgp).
- *  - A grace period lasts jiffies_till_first_fqs jiffies: idle CPUs are in
- *    an extended quiescent state that only the first force-quiescent-state
- *    scan notes, and CPUs that run tasks report theirs at their tick well
- *    before it. jiffies_till_first_fqs = RCU_JIFFIES_TILL_FORCE_QS (1 +
+ *  - A grace period ends at the first force-quiescent-state scan, which the
+ *    GP kthread runs after waiting jiffies_till_first_fqs jiffies on a
+ *    timer-wheel timeout (one jiffy more: the wheel never fires early):
+ *    idle CPUs are in an extended quiescent state that only that scan
+ *    notes, and CPUs that run tasks report theirs at their tick before it. jiffies_till_first_fqs = RCU_JIFFIES_TILL_FORCE_QS (1 +
  *    (HZ > 250) + (HZ > 500)) + nr_cpu_ids / RCU_JIFFIES_FQS_DIV (256)
  *    (rcu_init_geometry), unless rcutree.jiffies_till_first_fqs is given.
  *  - The CPU notices the end at its next tick and invokes the callbacks
@@ -74,6 +75,7 @@ struct rcu_sys {
     bool gp_needed;               /* callbacks wait for completed + 2 */
     int64_t gp_ns;                /* jiffies_till_first_fqs, in ns */
     int64_t tick_period_ns;
+    int hz;                       /* CONFIG_HZ */
     double cb_ns;                 /* one callback's run, ns on the reference core */
     double kthread_run_ns;        /* an rcuo kthread's run to request a GP, ns */
     struct sim_event gp_end_ev;
