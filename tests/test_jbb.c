@@ -215,6 +215,35 @@ static void test_rt_curve_shape(void **state)
     fixture_free(f);
 }
 
+/* Common random numbers that pair: every transaction's segment works are
+ * drawn at its arrival (jbb_draw_segments), so the service stream holds
+ * `segments` draws per arrival (one IRQ-CPU draw each) whatever the
+ * workers did; drawn at each segment's start instead, the in-flight
+ * transactions at the end would lack theirs. */
+static void test_segments_drawn_at_arrival(void **state)
+{
+    (void)state;
+    struct fixture *f = fixture_new();
+    struct world w;
+    struct world_key key = { .seed = 7 };
+    world_init(&w, f->m, &f->kp, &key);
+    enum { CAP_SERVICE = 1 << 22, CAP_IRQ = 1 << 20 };
+    double *svc = malloc(CAP_SERVICE * sizeof *svc), *irq = malloc(CAP_IRQ * sizeof *irq);
+    sim_rng_record(&w.rng[WORLD_STREAM_SERVICE], svc, CAP_SERVICE);
+    sim_rng_record(&w.rng[WORLD_STREAM_IRQ], irq, CAP_IRQ);
+    struct rpt_metric_set out = { 0 };
+    char msg[256] = "";
+    assert_int_equal(f->ops->run(&w, f->cfg, 0, &out, msg, sizeof msg), 0);
+    int nsvc = w.rng[WORLD_STREAM_SERVICE].nrec, nirq = w.rng[WORLD_STREAM_IRQ].nrec;
+    assert_true(nirq > 1000 && nirq < CAP_IRQ && nsvc < CAP_SERVICE);
+    assert_int_equal(nsvc, 4 * nirq);   /* segments = 4, the default */
+    rpt_set_free(&out);
+    world_destroy(&w);
+    free(svc);
+    free(irq);
+    fixture_free(f);
+}
+
 /* Same key, same numbers: every metric and every curve cell. */
 static void test_deterministic(void **state)
 {
@@ -317,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_step_pass_rule),
         cmocka_unit_test(test_rt_curve_shape),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_segments_drawn_at_arrival),
         cmocka_unit_test(test_wakeup_in_response_time),
         cmocka_unit_test(test_params),
     };

@@ -296,6 +296,8 @@ struct jbb_run {
     struct world *w;
     const struct jbb_config *cfg;
     struct jbb_tx *tx;              /* [max_inflight] */
+    double *seg_ns;                 /* [max_inflight][segments]: each slot's segment work,
+                                     * ns on the reference core, drawn at its arrival */
     int32_t tx_free;
     int64_t inflight;
     int64_t inflight_segs_done;     /* segments done, over the transactions in flight */
@@ -338,9 +340,21 @@ static void jbb_tx_release(struct jbb_run *run, struct jbb_tx *t)
     run->inflight--;
 }
 
-static double jbb_segment_ns(struct jbb_run *run)
+/* Common random numbers that pair (Law & Kelton 11.2: synchronise the
+ * streams): a transaction's segment works are drawn when it arrives, all
+ * of them, in arrival order, so the k-th transaction of replication r has
+ * the same work in every variant whatever order the workers then take the
+ * segments in. A transaction that finds no free slot (dropped) still
+ * consumes its draws, so the ones after it keep their pairing. */
+static void jbb_draw_segments(struct jbb_run *run, int32_t tx)
 {
-    return sim_rng_lognormal(&run->w->rng[WORLD_STREAM_SERVICE], &run->segment);
+    struct sim_rng *rng = &run->w->rng[WORLD_STREAM_SERVICE];
+    int64_t n = run->cfg->segments;
+    for (int64_t k = 0; k < n; k++) {
+        double ns = sim_rng_lognormal(rng, &run->segment);
+        if (tx != JBB_NO_TX)
+            run->seg_ns[(int64_t)tx * n + k] = ns;
+    }
 }
 
 /* Start worker wk (asleep) on the next segment of transaction tx, woken
@@ -349,7 +363,8 @@ static void jbb_worker_start(struct jbb_run *run, struct jbb_worker *wk, int32_t
 {
     wk->tx = tx;
     run->nbusy++;
-    sched_wake_task(run->w, &wk->task, jbb_segment_ns(run), waker_cpu);
+    double work_ns = run->seg_ns[(int64_t)tx * run->cfg->segments + run->tx[tx].segs_done];
+    sched_wake_task(run->w, &wk->task, work_ns, waker_cpu);
 }
 
 /* Give transaction tx's next segment to a parked worker, or queue it. While a
@@ -520,6 +535,7 @@ static void jbb_arrival(struct sim_event *ev, void *arg)
     struct world *w = arg;
     struct jbb_run *run = container_of(ev, struct jbb_run, arrival_ev);
     struct jbb_tx *t = jbb_tx_alloc(run);
+    jbb_draw_segments(run, t ? (int32_t)(t - run->tx) : JBB_NO_TX);
     if (run->tagging)
         run->win.injected++;
     if (t) {
@@ -725,6 +741,7 @@ static void jbb_setup(struct jbb_run *run, struct world *w, const struct jbb_con
     sim_lognormal_init(&run->segment, cfg->segment_us * 1000.0, cfg->segment_cv);
     int ncpus = w->machine->ncpus;
     run->tx = xcalloc((size_t)cfg->max_inflight, sizeof *run->tx);
+    run->seg_ns = xcalloc((size_t)(cfg->max_inflight * cfg->segments), sizeof *run->seg_ns);
     run->tx_free = JBB_NO_TX;
     for (int64_t i = cfg->max_inflight - 1; i >= 0; i--) {
         run->tx[i].next_free = run->tx_free;
@@ -760,6 +777,7 @@ static void jbb_teardown(struct jbb_run *run)
     wl_pool_destroy(&run->pool);
     free(run->worker);
     free(run->tx);
+    free(run->seg_ns);
     free(run->steps);
 }
 
