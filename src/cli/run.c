@@ -18,6 +18,7 @@
 #include "report/results.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
+#include "trace/record.h"
 #include "util/strutil.h"
 
 static void run_usage(void)
@@ -85,7 +86,9 @@ static void run_usage(void)
            "  --trace-window START:END  trace only ms START to END of the measurement window\n"
            "                           (END empty: to its end)\n"
            "  --trace-max-mib N        stop a trace at N MiB of events (default 256), saying\n"
-           "                           where on stderr\n"
+           "                           where on stderr; the three --trace options default to\n"
+           "                           the scenario's [report] trace, trace_window and\n"
+           "                           trace_max_mib\n"
            "  --plot DIR               also write plots (PNG and SVG, with their gnuplot scripts\n"
            "                           and data) into DIR: RT curve, residency, primary metric and\n"
            "                           package power with CIs, latency CDF, above/below; needs\n"
@@ -124,6 +127,7 @@ struct run_args {
     const char *trace_dir;     /* --trace DIR */
     int64_t trace_window_ms[2]; /* --trace-window START:END, ms; END -1: the end */
     int64_t trace_max_mib;     /* --trace-max-mib */
+    bool trace_window_given, trace_max_given; /* on the command line, over [report]'s */
     struct runner_opts opts;
     bool reps_set, max_reps_set;
     bool quiet;
@@ -178,22 +182,26 @@ static int run_trace_dir(const char *dir)
     return 0;
 }
 
+/* The trace's directory, window and size limit: the command line's, else
+ * the scenario's [report] trace keys, else none (window: all of the
+ * measurement; limit 256 MiB). */
+static void run_trace_settings(const struct run_args *a, struct scenario *s)
+{
+    s->trace_dir = a->trace_dir ? a->trace_dir : s->report_trace_dir;
+    const int64_t *w = a->trace_window_given ? a->trace_window_ms : s->report_trace_window_ms;
+    s->trace_window_ms[0] = w[0];
+    s->trace_window_ms[1] = w[1];
+    s->trace_max_mib = a->trace_max_given || !s->report_trace_max_mib ? a->trace_max_mib
+                                                                      : s->report_trace_max_mib;
+    s->trace_quiet = a->quiet;
+}
+
 /* --trace-window START:END in ms of simulated time from the measurement's
  * start; END may be empty (the end of the run). */
 static int run_parse_trace_window(const char *text, int64_t *w)
 {
-    const char *colon = strchr(text, ':');
-    char start[32];
-    if (!colon || (size_t)(colon - text) >= sizeof start)
-        goto bad;
-    memcpy(start, text, (size_t)(colon - text));
-    start[colon - text] = '\0';
-    w[1] = -1;
-    if (str_to_i64(start, &w[0]) != 0 || w[0] < 0 ||
-        (colon[1] && (str_to_i64(colon + 1, &w[1]) != 0 || w[1] <= w[0])))
-        goto bad;
-    return 0;
-bad:
+    if (trace_window_parse(text, w) == 0)
+        return 0;
     fprintf(stderr, "pmlab run: --trace-window: expected START:END in ms from the measurement's "
                     "start (END > START, or empty for the end of the run), got '%s'\n", text);
     return -1;
@@ -270,10 +278,12 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
         case 'W':
             if (run_parse_trace_window(optarg, a->trace_window_ms) != 0)
                 return -1;
+            a->trace_window_given = true;
             break;
         case 'X':
             if (run_parse_int("--trace-max-mib", optarg, 1, 65536, &a->trace_max_mib) != 0)
                 return -1;
+            a->trace_max_given = true;
             break;
         case 'p': a->opts.primary = optarg; break;
         case 'V':
@@ -612,12 +622,8 @@ static int run_main(int argc, char **argv)
     }
     s->report_per_cpu = a.per_cpu;
     s->report_interval_ms = a.interval_ms;
-    s->trace_dir = a.trace_dir;
-    s->trace_window_ms[0] = a.trace_window_ms[0];
-    s->trace_window_ms[1] = a.trace_window_ms[1];
-    s->trace_max_mib = a.trace_max_mib;
-    s->trace_quiet = a.quiet;
-    if (a.trace_dir && run_trace_dir(a.trace_dir) != 0) {
+    run_trace_settings(&a, s);
+    if (s->trace_dir && run_trace_dir(s->trace_dir) != 0) {
         scenario_free(s);
         return EXIT_BAD_INPUT;
     }

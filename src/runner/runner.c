@@ -81,8 +81,8 @@ static void job_trace_report(const struct scenario *s, const struct trace_buf *b
 {
     if (b->truncated_ns >= 0)
         fprintf(stderr, "pmlab run: %s: stopped at %.6f s of simulated time, the %lld MiB limit "
-                        "(--trace-max-mib)\n", path, (double)b->truncated_ns / SIM_NS_PER_S,
-                (long long)s->trace_max_mib);
+                        "(--trace-max-mib, [report] trace_max_mib)\n",
+                path, (double)b->truncated_ns / SIM_NS_PER_S, (long long)s->trace_max_mib);
     if (s->trace_quiet)
         return;
     char counts[256];

@@ -22,6 +22,7 @@
 #include "kernel/sched/idle.h"
 #include "kernel/sched/uclamp.h"
 #include "scenario/machine_path.h"
+#include "trace/record.h"
 #include "util/cpulist.h"
 #include "util/inifile.h"
 #include "util/sha256.h"
@@ -731,7 +732,38 @@ static int scn_report_min_effect(struct scn_parse *st, const struct raw_kv *kv, 
     return 0;
 }
 
-/* [report] cpus = LIST (scenario_set_report_cpus), min_effect_CLASS_pct. */
+/* [report] trace, trace_window, trace_max_mib: 1 when kv is none of them,
+ * 0 when it was one, -1 on a bad value. */
+static int scn_report_trace(struct scn_parse *st, const struct raw_kv *kv, struct diag *d)
+{
+    struct scenario *s = st->s;
+    if (strcmp(kv->key, "trace") == 0) {
+        if (!kv->value[0])
+            return diag_error(d, KV_WHERE(st, kv), "trace: expected a directory");
+        free(s->report_trace_dir);
+        s->report_trace_dir = xstrdup(kv->value);
+        return 0;
+    }
+    if (strcmp(kv->key, "trace_window") == 0) {
+        if (trace_window_parse(kv->value, s->report_trace_window_ms) != 0)
+            return diag_error(d, KV_WHERE(st, kv), "trace_window: expected START:END in ms "
+                              "from the measurement's start (END > START, or empty for the "
+                              "end of the run), got '%s'", kv->value);
+        return 0;
+    }
+    if (strcmp(kv->key, "trace_max_mib") == 0) {
+        int64_t v;
+        if (str_to_i64(kv->value, &v) != 0 || v < 1 || v > 65536)
+            return diag_error(d, KV_WHERE(st, kv), "trace_max_mib: expected an integer in "
+                              "[1, 65536], got '%s'", kv->value);
+        s->report_trace_max_mib = v;
+        return 0;
+    }
+    return 1;
+}
+
+/* [report] cpus = LIST (scenario_set_report_cpus), min_effect_CLASS_pct,
+ * and the trace keys. */
 static int scn_report(struct scn_parse *st, struct diag *d)
 {
     char msg[200];
@@ -746,10 +778,16 @@ static int scn_report(struct scn_parse *st, struct diag *d)
             return -1;
         if (rc == 0)
             continue;
+        rc = scn_report_trace(st, kv, d);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
         if (strcmp(kv->key, "cpus") != 0)
             return diag_error(d, KV_WHERE(st, kv), "unknown key '%s' in [report] (cpus, "
                               "min_effect_power_pct, min_effect_throughput_pct, "
-                              "min_effect_latency_pct, min_effect_other_pct)", kv->key);
+                              "min_effect_latency_pct, min_effect_other_pct, trace, "
+                              "trace_window, trace_max_mib)", kv->key);
         if (scenario_set_report_cpus(st->s, kv->value, msg, sizeof msg) != 0)
             return diag_error(d, KV_WHERE(st, kv), "cpus: %s", msg);
     }
@@ -830,6 +868,9 @@ static void scn_config_line(char **text, const char *prefix, const struct raw_kv
 static bool scn_config_shared(const struct raw_kv *kv)
 {
     if (kv->sec < 0 || kv->sec == SEC_SWEEP || (kv->sec >= SEC_VARIANT0 && kv->sec < SEC_VM0))
+        return false;
+    /* Where a trace goes changes no result. */
+    if (kv->sec == SEC_REPORT && strncmp(kv->key, "trace", 5) == 0)
         return false;
     return !(kv->sec == SEC_SCENARIO &&
              (strcmp(kv->key, "seed") == 0 || strcmp(kv->key, "replications") == 0));
@@ -1100,6 +1141,7 @@ struct scenario *scenario_load(const char *path, const struct scenario_load_opts
     s->seed = 1;
     s->replications = 5;
     s->min_effect = rpt_min_effect_default;
+    s->report_trace_window_ms[1] = -1;
     struct scn_parse st = { .s = s, .path = path, .cur_sec = -1 };
     static const struct inifile_ops ops = { .section = scn_on_section, .key = scn_on_key };
     int rc = inifile_parse(path, &ops, &st, d);
@@ -1196,6 +1238,7 @@ void scenario_free(struct scenario *s)
         kparams_destroy(&v->kp);
     }
     free(s->variants);
+    free(s->report_trace_dir);
     free(s->measured);
     free(s->vms);
     free(s->devices);

@@ -84,6 +84,13 @@ struct scenario {
     int64_t trace_window_ms[2];
     int64_t trace_max_mib;
     bool trace_quiet;           /* --quiet: no line per trace written */
+    /* [report] trace = DIR, trace_window = START:END, trace_max_mib = N:
+     * what --trace, --trace-window and --trace-max-mib default to (DIR
+     * relative to the current directory, as --trace's). report_trace_dir
+     * NULL: not set; report_trace_max_mib 0: not set. */
+    char *report_trace_dir;
+    int64_t report_trace_window_ms[2];
+    int64_t report_trace_max_mib;
     bool *wl_affinity;          /* [machine->ncpus]: [workload] affinity, the CPUs the
                                  * workload's threads may run on; NULL: every CPU */
     struct scenario_measured *measured; /* [measured], in file order */

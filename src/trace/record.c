@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strutil.h"
 #include "util/xalloc.h"
 
 /* Payload bytes of each event after the 8 common bytes (common_type,
@@ -115,4 +116,21 @@ void trace_buf_add(struct trace_buf *b, int cpu, sim_time_t ts_ns, enum trace_re
     cb->recs[cb->n++] = (struct trace_rec){ .ts_ns = ts_ns, .a = a, .b = b_, .c = c,
                                             .type = (uint8_t)type };
     b->nrecs[type]++;
+}
+
+int trace_window_parse(const char *text, int64_t w[2])
+{
+    const char *colon = strchr(text, ':');
+    char start[32];
+    if (!colon || (size_t)(colon - text) >= sizeof start)
+        return -1;
+    memcpy(start, text, (size_t)(colon - text));
+    start[colon - text] = '\0';
+    int64_t end = -1, begin;
+    if (str_to_i64(start, &begin) != 0 || begin < 0 ||
+        (colon[1] && (str_to_i64(colon + 1, &end) != 0 || end <= begin)))
+        return -1;
+    w[0] = begin;
+    w[1] = end;
+    return 0;
 }

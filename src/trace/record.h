@@ -81,6 +81,10 @@ struct trace_buf {
 struct trace_buf *trace_buf_new(int ncpus, sim_time_t start_ns, sim_time_t end_ns,
                                 size_t max_bytes);
 void trace_buf_free(struct trace_buf *b);
+/* A trace window "START:END" in ms from the measurement's start (END may
+ * be empty: to the end of the run) into w[2] (END -1 when empty): 0, or -1
+ * when it is not that (END must exceed START). */
+int trace_window_parse(const char *text, int64_t w[2]);
 
 /* Whether an event at ts_ns would be kept: in the window, before the limit. */
 bool trace_buf_wants(const struct trace_buf *b, sim_time_t ts_ns);

@@ -50,7 +50,7 @@ trace-cmd report -i "$T/w/menu.dat" 2>/dev/null | awk '$3 ~ /^[0-9.]+:$/ { t = $
     fail "--trace-window 10:15: events outside a 5 ms window"
 "$P" run scenarios/example-rr.ini --quick --reps 1 --variant menu --trace "$T/c" \
     --trace-max-mib 1 --quiet >/dev/null 2>"$T/e" || fail "run --trace-max-mib: $(cat "$T/e")"
-grep -q 'menu.dat: stopped at .* the 1 MiB limit (--trace-max-mib)' "$T/e" || fail "no limit message: $(cat "$T/e")"
+grep -q 'menu.dat: stopped at .* the 1 MiB limit (--trace-max-mib, \[report\] trace_max_mib)' "$T/e" || fail "no limit message: $(cat "$T/e")"
 [ "$(wc -c <"$T/c/menu.dat")" -le $((1048576 + 65536)) ] || fail "--trace-max-mib 1 wrote $(wc -c <"$T/c/menu.dat") bytes"
 trace-cmd report -i "$T/c/menu.dat" >/dev/null 2>&1 || fail "a capped trace does not read"
 ok "--trace-window keeps its window, --trace-max-mib stops and says so"
@@ -65,3 +65,30 @@ for bad in 5 5:5 x:3 -1:4; do
     grep -q -- '--trace-window: expected START:END' "$T/e" || fail "--trace-window $bad: $(cat "$T/e")"
 done
 ok "bad --trace and --trace-window are errors"
+
+# [report] trace, trace_window and trace_max_mib: what --trace and its
+# options default to; the command line wins; a bad value is exit 2 at its
+# line; the keys are not part of the configuration (compare still pairs).
+sed 's/^\[scenario\]/[report]\ntrace = '"$(echo "$T/rep" | sed 's/[\/&]/\\&/g')"'\ntrace_window = 10:15\ntrace_max_mib = 64\n\n[scenario]/' \
+    scenarios/example-rr.ini >"$T/rep.ini"
+"$P" run "$T/rep.ini" --quick --reps 1 --variant menu --quiet --format json -o "$T/rep.json" 2>"$T/e" ||
+    fail "[report] trace: $(cat "$T/e")"
+[ -s "$T/rep/menu.dat" ] || fail "[report] trace: no $T/rep/menu.dat"
+trace-cmd report -i "$T/rep/menu.dat" 2>/dev/null | awk '$3 ~ /^[0-9.]+:$/ { t = $3 + 0; if (!f) f = t; l = t } END { exit !(l - f <= 0.005 + 1e-9 && l > f) }' ||
+    fail "[report] trace_window = 10:15: events outside a 5 ms window"
+"$P" run "$T/rep.ini" --quick --reps 1 --variant menu --quiet --trace "$T/cl" --trace-window 0: \
+    >/dev/null 2>"$T/e" || fail "--trace over [report] trace: $(cat "$T/e")"
+[ -s "$T/cl/menu.dat" ] && [ "$(wc -c <"$T/cl/menu.dat")" -gt "$(wc -c <"$T/rep/menu.dat")" ] ||
+    fail "--trace and --trace-window do not override [report]'s"
+"$P" run scenarios/example-rr.ini --quick --reps 1 --variant menu --quiet --format json -o "$T/plain.json" 2>/dev/null ||
+    fail "plain run"
+python3 - "$T/rep.json" "$T/plain.json" <<'PY' || fail "[report] trace changed the recorded configuration"
+import json, sys
+a, b = (json.load(open(p))["configuration"]["sha256"] for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+printf '[report]\ntrace_window = 5\n' | cat - scenarios/example-rr.ini >"$T/bad.ini"
+set +e; "$P" run "$T/bad.ini" --quick >/dev/null 2>"$T/e"; rc=$?; set -e
+[ $rc -eq 2 ] && grep -q "bad.ini:2: .*trace_window: expected START:END" "$T/e" ||
+    fail "bad [report] trace_window: exit $rc, $(cat "$T/e")"
+ok "[report] trace keys: defaults for --trace, overridden by it, out of the configuration"
