@@ -767,8 +767,10 @@ void fair_sg_wakeup_sums(const struct world *w, const struct sched_group *group,
     int touched[3] = { p->prev_cpu, p->util_est_cpu, p->cpu };
     for (int k = 0; k < 3; k++) {
         int cpu = touched[k];
-        if (cpu < 0 || !sched_span_test_cpu(group->span, cpu) || !sg_wakeup_touches(p, cpu) ||
-            (k > 0 && cpu == touched[0]) || (k > 1 && cpu == touched[1]))
+        /* p's own fields first: a fork touches no CPU, and the span test
+         * is a cache miss per group on a large machine */
+        if (cpu < 0 || !sg_wakeup_touches(p, cpu) || (k > 0 && cpu == touched[0]) ||
+            (k > 1 && cpu == touched[1]) || !sched_span_test_cpu(group->span, cpu))
             continue;
         sg_wakeup_sub_cached(w, cpu, sgs);
         sg_wakeup_add_cpu(w, cpu, p, sgs);
