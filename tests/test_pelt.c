@@ -268,6 +268,35 @@ static void test_invariant_lost_idle(void **state)
     assert_in_range(r.a.util_avg, before / 2 - 2, before / 2 + 1);
 }
 
+/* pelt_clock_reach_ns is the exact inverse of pelt_clock_at: at the time
+ * it returns the clock has reached the target and one ns earlier it had
+ * not, for running clocks at any capacity and frequency scale (both
+ * truncating steps), idle clocks with lost idle time, and targets already
+ * reached (now). A random walk over 20,000 clocks. */
+static void test_clock_reach_exact(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (int i = 0; i < 20000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        struct pelt_clock c = { .clock_pelt_ns = (sim_time_t)(x >> 44),
+                                .lost_idle_ns = (sim_time_t)((x >> 20) & 0xffff) * (i & 1) };
+        c.last_update_ns = c.clock_pelt_ns + (sim_time_t)((x >> 8) & 0xfffff);
+        sim_time_t now = c.last_update_ns + (sim_time_t)((x >> 30) & 0x3ffff);
+        bool running = (x >> 3) & 1;
+        unsigned cap = 1 + (unsigned)((x >> 12) % 1024), f = 1 + (unsigned)((x >> 24) % 1024);
+        sim_time_t target = rq_clock_pelt(&c) + (sim_time_t)((x >> 40) % 3000000) - 1000;
+        sim_time_t t = pelt_clock_reach_ns(&c, now, running, cap, f, target);
+        assert_true(t >= now);
+        assert_true(pelt_clock_at(&c, t, running, cap, f) >= target);
+        if (t > now)
+            assert_true(pelt_clock_at(&c, t - 1, running, cap, f) < target);
+    }
+    /* a zero frequency scale never gets there */
+    struct pelt_clock c = pelt_clock_new(0);
+    assert_true(pelt_clock_reach_ns(&c, 10, true, 1024, 0, 1000000) == INT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_invariant_duty_cycle),
         cmocka_unit_test(test_invariant_idle_decay),
         cmocka_unit_test(test_invariant_lost_idle),
+        cmocka_unit_test(test_clock_reach_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

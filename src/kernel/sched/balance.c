@@ -61,8 +61,10 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "kernel/sched/fair_sg_cache.h"
 #include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "util/container.h"
@@ -268,10 +270,12 @@ static bool sched_group_asym(const struct lb_env *env, const struct world *w,
     return sched_asym(w, env->sd, env->dst_cpu, g->asym_prefer_cpu);
 }
 
-static void update_sg_lb_stats(const struct lb_env *env, const struct world *w,
-                               const struct sched_group *g, bool local, struct sg_stats *sgs)
+/* The kernel's loop over the group's CPUs for the sums (each read
+ * bringing that CPU's averages up to date): the invariants build's
+ * cross-check of the cached sums. */
+static void sg_lb_sums_rescan(const struct world *w, const struct sched_group *g,
+                              struct sg_stats *sgs)
 {
-    *sgs = (struct sg_stats){ 0 };
     for (int i = 0; i < g->span->weight; i++) {
         int cpu = g->span->cpus[i];
         struct sched_avg a = rq_avg_now(w, cpu);
@@ -281,8 +285,44 @@ static void update_sg_lb_stats(const struct lb_env *env, const struct world *w,
         sgs->sum_nr_running += nr;
         if (!nr && rq_is_idle(w, cpu))
             sgs->idle_cpus++;
-        double misfit = w->sched.cpu[cpu].misfit_task_load;
-        if ((env->sd->flags & SD_ASYM_CPUCAPACITY) && misfit > sgs->group_misfit_task_load)
+    }
+}
+
+/* The group's load, util, nr_running and idle CPUs: fair_sg_cache.h's
+ * sums, the same integers as the kernel's loop (sg_lb_sums_rescan) with
+ * the same lazy reads of the averages. */
+static void sg_lb_sums(const struct world *w, const struct sched_group *g, struct sg_stats *sgs)
+{
+    struct sg_cache_sums sums = sg_cache_span_sums(w, g->span);
+    sgs->group_load = (double)sums.load;
+    sgs->group_util = (double)sums.util;
+    sgs->sum_nr_running = sums.nr_running;
+    sgs->idle_cpus = sums.idle_cpus;
+#ifdef PMLAB_INVARIANTS
+    struct sg_stats fresh = { 0 };
+    sg_lb_sums_rescan(w, g, &fresh);
+    if (fresh.group_load != sgs->group_load || fresh.group_util != sgs->group_util ||
+        fresh.sum_nr_running != sgs->sum_nr_running || fresh.idle_cpus != sgs->idle_cpus) {
+        fprintf(stderr, "pmlab: invariant violated at %lld ns: balance group %d+%d sums "
+                "cached %.0f/%.0f/%d/%d, rescan %.0f/%.0f/%d/%d\n", (long long)w->q.now_ns,
+                g->span->first, g->span->weight, sgs->group_load, sgs->group_util,
+                sgs->sum_nr_running, sgs->idle_cpus, fresh.group_load, fresh.group_util,
+                fresh.sum_nr_running, fresh.idle_cpus);
+        abort();
+    }
+#else
+    (void)sg_lb_sums_rescan;
+#endif
+}
+
+static void update_sg_lb_stats(const struct lb_env *env, const struct world *w,
+                               const struct sched_group *g, bool local, struct sg_stats *sgs)
+{
+    *sgs = (struct sg_stats){ 0 };
+    sg_lb_sums(w, g, sgs);
+    for (int i = 0; (env->sd->flags & SD_ASYM_CPUCAPACITY) && i < g->span->weight; i++) {
+        double misfit = w->sched.cpu[g->span->cpus[i]].misfit_task_load;
+        if (misfit > sgs->group_misfit_task_load)
             sgs->group_misfit_task_load = misfit;
     }
     sgs->group_runnable = sgs->group_load;   /* nice-0 tasks only: runnable = load */

@@ -4,6 +4,7 @@
 
 #include "hw/cpu.h"
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/fair_sg_cache.h"
 #include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "kernel/tracepoints.h"
@@ -149,8 +150,10 @@ void sched_irq_on_busy(struct world *w, int cpu, sim_time_t ns)
 void sched_core_speed_changed(struct world *w, int core)
 {
     const struct hw_core *c = &w->machine->cores[core];
-    for (int i = 0; i < c->nthreads; i++)
+    for (int i = 0; i < c->nthreads; i++) {
         sched_retime(w, c->cpus[i]);
+        sg_cache_cpu_changed(w, c->cpus[i]);   /* the PELT clock's new speed */
+    }
 }
 
 void sched_task_finish_now(struct world *w, struct task *t)
@@ -671,6 +674,7 @@ void sched_init(struct world *w)
     for (int cpu = 0; cpu < s->ncpus; cpu++)
         s->llc[cpu] = (struct sched_llc_shared){ .has_idle_cores = true,
                                                  .nr_idle_scan = s->topo.llc_size[cpu] };
+    sg_cache_init(w);
 }
 
 void sched_destroy(struct world *w)
@@ -681,6 +685,7 @@ void sched_destroy(struct world *w)
     free(w->sched.rq_avg);
     free(w->sched.nr_running);
     free(w->sched.rq_clock);
+    sg_cache_destroy(w);
     free(w->sched.scan_mask);
     free(w->sched.rt_distribute_prev);
     sched_balance_destroy(w);

@@ -43,10 +43,13 @@
  * and the scan's own cost. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "kernel/cpuidle/cpuidle.h"
 
 #include "kernel/cpufreq/cpufreq.h"
+#include "kernel/sched/fair_sg_cache.h"
 #include "kernel/sched/isolation_run.h"
 #include "kernel/sched/sched.h"
 #include "world.h"
@@ -101,6 +104,21 @@ void rq_clock_pelt_sync(struct world *w, int cpu)
                       (unsigned)capacity_of(w, cpu), arch_scale_freq_capacity(w, cpu));
 }
 
+/* The first real time, now or later, at which a read (rq_avg) finds that
+ * a period ended on cpu's PELT clock and so changes its averages: the
+ * clock reaching the period's end (pelt_period_ended), at the clock's
+ * state, speed and capacity now. */
+sim_time_t rq_avg_change_ns(const struct world *w, int cpu)
+{
+    const struct cfs_rq_avg *ra = &w->sched.rq_avg[cpu];
+    if (pelt_period_ended(&ra->avg, rq_pelt_now(w, cpu)))
+        return w->q.now_ns;
+    sim_time_t end = ra->avg.last_update_ns +
+                     ((sim_time_t)(PELT_PERIOD_UNITS - ra->avg.period_contrib) << PELT_UNIT_SHIFT);
+    return pelt_clock_reach_ns(&w->sched.rq_clock[cpu], w->q.now_ns, ra->running,
+                               (unsigned)capacity_of(w, cpu), arch_scale_freq_capacity(w, cpu), end);
+}
+
 /* The CPU goes idle after its last update (pick_next_task_idle ->
  * update_idle_rq_clock_pelt): a full util_sum's clock lag is lost idle time. */
 void rq_avg_sync(struct world *w, int cpu)
@@ -125,6 +143,12 @@ void rq_avg_sync(struct world *w, int cpu)
         sched_balance_nr_changed(w, old_nr, ra->nr_total);
         tick_nohz_full_nr_changed(w, cpu, old_nr, ra->nr_total);
     }
+    /* The fork path's group sums (fair_sg_cache.h): every change of cpu's
+     * nr_running, averages, PELT clock state and util_est sum is followed
+     * by this sync, so this one call keeps them; rq_avg_remove (after it),
+     * the frequency (sched_core_speed_changed) and the lazy read (the
+     * cache's own catch-up) are the others. */
+    sg_cache_cpu_changed(w, cpu);
 }
 
 /* The CPU whose PELT clock t's averages are on: where they were last
@@ -175,6 +199,7 @@ static void rq_avg_remove(struct world *w, int cpu, const struct sched_avg *ta)
     sa->load_sum = sa->load_sum > load_r ? sa->load_sum - load_r : 0;
     if (sa->load_sum < load_floor)
         sa->load_sum = load_floor;
+    sg_cache_cpu_changed(w, cpu);
 }
 
 /* attach_entity_load_avg: t's averages join cpu's runqueue on its grid and
@@ -698,24 +723,103 @@ bool group_has_capacity(int imbalance_pct, const struct sg_stats *sgs)
     return (double)sgs->group_capacity * 100 > sgs->group_util * imbalance_pct;
 }
 
+/* What update_sg_wakeup_stats adds for one CPU of the group, p left out
+ * (the kernel's loop body). */
+static void sg_wakeup_add_cpu(const struct world *w, int cpu, const struct task *p,
+                              struct sg_stats *sgs)
+{
+    sgs->group_load += cpu_load_without(w, cpu, p);
+    sgs->group_util += cpu_util_without(w, cpu, p);
+    int nr = rq_nr_running(w, cpu) - (p->cpu == cpu);
+    sgs->sum_nr_running += nr;
+    if (!nr && sched_cpu_idle(w, cpu))
+        sgs->idle_cpus++;
+}
+
+/* The same taken out again as the cache holds it (p-independent). */
+static void sg_wakeup_sub_cached(const struct world *w, int cpu, struct sg_stats *sgs)
+{
+    const struct sg_cache_cpu *c = &w->sched.sgc->cpu[cpu];
+    sgs->group_load -= (double)c->load;
+    sgs->group_util -= (double)c->util;
+    sgs->sum_nr_running -= c->nr;
+    sgs->idle_cpus -= c->nr == 0;
+}
+
+/* Whether p's own signals or count make cpu's part differ from the
+ * cache's: its averages there, its util_est there, or it is queued there. */
+static bool sg_wakeup_touches(const struct task *p, int cpu)
+{
+    return task_on_cpu_signals(p, cpu) || p->util_est_cpu == cpu || p->cpu == cpu;
+}
+
+/* The group's load, util, nr_running and idle CPUs without p: the cached
+ * sums (fair_sg_cache.h: the same integers the kernel's loop adds), with
+ * the CPUs p touches (at most three) taken as the loop takes them. */
+void fair_sg_wakeup_sums(const struct world *w, const struct sched_group *group,
+                         const struct task *p, struct sg_stats *sgs)
+{
+    struct sg_cache_sums sums = sg_cache_span_sums(w, group->span);
+    sgs->group_load = (double)sums.load;
+    sgs->group_util = (double)sums.util;
+    sgs->sum_nr_running = sums.nr_running;
+    sgs->idle_cpus = sums.idle_cpus;
+    int touched[3] = { p->prev_cpu, p->util_est_cpu, p->cpu };
+    for (int k = 0; k < 3; k++) {
+        int cpu = touched[k];
+        /* p's own fields first: a fork touches no CPU, and the span test
+         * is a cache miss per group on a large machine */
+        if (cpu < 0 || !sg_wakeup_touches(p, cpu) || (k > 0 && cpu == touched[0]) ||
+            (k > 1 && cpu == touched[1]) || !sched_span_test_cpu(group->span, cpu))
+            continue;
+        sg_wakeup_sub_cached(w, cpu, sgs);
+        sg_wakeup_add_cpu(w, cpu, p, sgs);
+    }
+}
+
+void fair_sg_wakeup_sums_rescan(const struct world *w, const struct sched_group *group,
+                                const struct task *p, struct sg_stats *sgs)
+{
+    sgs->group_load = sgs->group_util = 0;
+    sgs->sum_nr_running = sgs->idle_cpus = 0;
+    for (int i = 0; i < group->span->weight; i++)
+        sg_wakeup_add_cpu(w, group->span->cpus[i], p, sgs);
+}
+
+/* The invariants build checks every fork's sums against the rescan. */
+static void sg_wakeup_cross_check(const struct world *w, const struct sched_group *group,
+                                  const struct task *p, const struct sg_stats *sgs)
+{
+#ifdef PMLAB_INVARIANTS
+    struct sg_stats fresh;
+    fair_sg_wakeup_sums_rescan(w, group, p, &fresh);
+    if (fresh.group_load != sgs->group_load || fresh.group_util != sgs->group_util ||
+        fresh.sum_nr_running != sgs->sum_nr_running || fresh.idle_cpus != sgs->idle_cpus) {
+        fprintf(stderr, "pmlab: invariant violated at %lld ns: group %d+%d sums cached "
+                "%.0f/%.0f/%d/%d, rescan %.0f/%.0f/%d/%d\n", (long long)w->q.now_ns,
+                group->span->first, group->span->weight, sgs->group_load, sgs->group_util,
+                sgs->sum_nr_running, sgs->idle_cpus, fresh.group_load, fresh.group_util,
+                fresh.sum_nr_running, fresh.idle_cpus);
+        abort();
+    }
+#else
+    (void)w, (void)group, (void)p, (void)sgs;
+#endif
+}
+
 /* update_sg_wakeup_stats: the group as it would be without p. Runnable
- * equals load here (nice-0 tasks only). */
+ * equals load here (nice-0 tasks only). The sums come from the cache
+ * (fair_sg_wakeup_sums), not from a loop over the group's CPUs. */
 static void update_sg_wakeup_stats(const struct world *w, const struct sched_domain *sd,
                                    const struct sched_group *group, const struct task *p,
                                    struct sg_stats *sgs)
 {
     *sgs = (struct sg_stats){ .misfit = (sd->flags & SD_ASYM_CPUCAPACITY) != 0 };
-    for (int i = 0; i < group->span->weight; i++) {
-        int cpu = group->span->cpus[i];
-        sgs->group_load += cpu_load_without(w, cpu, p);
-        sgs->group_util += cpu_util_without(w, cpu, p);
-        int nr = rq_nr_running(w, cpu) - (p->cpu == cpu);
-        sgs->sum_nr_running += nr;
-        if (!nr && sched_cpu_idle(w, cpu))
-            sgs->idle_cpus++;
-        if (sgs->misfit && task_fits_cpu(w, p, cpu))
+    fair_sg_wakeup_sums(w, group, p, sgs);
+    sg_wakeup_cross_check(w, group, p, sgs);
+    for (int i = 0; sgs->misfit && i < group->span->weight; i++)
+        if (task_fits_cpu(w, p, group->span->cpus[i]))
             sgs->misfit = false;
-    }
     sgs->group_runnable = sgs->group_load;
     sgs->group_capacity = group->capacity;
     sgs->group_weight = group->span->weight;
@@ -758,9 +862,13 @@ static bool update_pick_idlest(const struct sched_group *idlest,
     return false;
 }
 
-/* Whether p may run on some CPU of span (cpumask_intersects with cpus_ptr). */
+/* Whether p may run on some CPU of span (cpumask_intersects with cpus_ptr).
+ * A task allowed everywhere needs no look at the span (at 1,792 CPUs the
+ * span of each of a fork's groups is a cache miss). */
 static bool span_allowed(const struct sched_span *span, const struct task *p)
 {
+    if (p->pin_cpu < 0 && !p->cpus_mask)
+        return true;
     for (int i = 0; i < span->weight; i++)
         if (task_allowed_on(p, span->cpus[i]))
             return true;

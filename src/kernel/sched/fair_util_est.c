@@ -36,6 +36,7 @@
  * task's runnable_avg is its load_avg (every task is nice 0). */
 #include <stddef.h>
 
+#include "kernel/sched/fair_sg_cache.h"
 #include "kernel/sched/sched.h"
 #include "world.h"
 
@@ -136,8 +137,11 @@ void fair_util_est_enqueue(struct world *w, struct task *t, int cpu)
 {
     if (!w->sched.util_est.enabled || task_is_rt(t) || t->util_est_cpu == cpu)
         return;
-    if (t->util_est_cpu >= 0)
+    if (t->util_est_cpu >= 0) {
+        int old = t->util_est_cpu;
         fair_util_est_dequeue(w, t, false);
+        sg_cache_cpu_changed(w, old);   /* no rq_avg_sync of old follows */
+    }
     w->sched.rq_avg[cpu].util_est += task_util_est_only(w, t);
     t->util_est_cpu = cpu;
 }

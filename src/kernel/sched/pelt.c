@@ -146,6 +146,30 @@ sim_time_t pelt_clock_at(const struct pelt_clock *c, sim_time_t now_ns, bool run
     return rq_clock_pelt(&tmp);
 }
 
+/* ceil(a x 1024 / scale) for a > 0: the least x with (x x scale) >> 10 >= a. */
+static uint64_t pelt_unscale_ceil(uint64_t a, unsigned scale)
+{
+    return (a * 1024 + scale - 1) / scale;
+}
+
+sim_time_t pelt_clock_reach_ns(const struct pelt_clock *c, sim_time_t now_ns, bool running,
+                               unsigned cap_scale, unsigned freq_scale, sim_time_t target_ns)
+{
+    if (pelt_clock_at(c, now_ns, running, cap_scale, freq_scale) >= target_ns)
+        return now_ns;
+    /* The clock moves only at a time after its last update; then idle it
+     * reads t - lost_idle, running clock_pelt + the scaled time since. */
+    sim_time_t want = target_ns + c->lost_idle_ns;
+    if (!running)
+        return want > c->last_update_ns + 1 ? want : c->last_update_ns + 1;
+    if (!cap_scale || !freq_scale)
+        return INT64_MAX;
+    uint64_t scaled = pelt_unscale_ceil((uint64_t)(want - c->clock_pelt_ns), freq_scale);
+    uint64_t dt = pelt_unscale_ceil(scaled, cap_scale);
+    sim_time_t t = c->last_update_ns + (sim_time_t)dt;
+    return t > now_ns ? t : now_ns;
+}
+
 void pelt_clock_enter_idle(struct pelt_clock *c, sim_time_t now_ns, uint32_t util_sum)
 {
     /* the most a util_sum holds, against the divider's upper bound as the

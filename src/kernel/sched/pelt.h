@@ -126,6 +126,13 @@ sim_time_t pelt_clock_update(struct pelt_clock *c, sim_time_t now_ns, bool runni
 /* rq_clock_pelt as pelt_clock_update would leave it at now_ns, c unchanged. */
 sim_time_t pelt_clock_at(const struct pelt_clock *c, sim_time_t now_ns, bool running,
                          unsigned cap_scale, unsigned freq_scale);
+/* The earliest real time t >= now_ns at which pelt_clock_at(c, t, running,
+ * cap_scale, freq_scale) reaches target_ns (the inverse of the clock's two
+ * truncating scale steps, exact), INT64_MAX if it never does (a zero
+ * scale). Valid while c and the scales stay as they are: a reader that
+ * caches it must recompute it when either changes. */
+sim_time_t pelt_clock_reach_ns(const struct pelt_clock *c, sim_time_t now_ns, bool running,
+                               unsigned cap_scale, unsigned freq_scale, sim_time_t target_ns);
 /* update_idle_rq_clock_pelt: the CPU goes idle at now_ns with its runqueue's
  * util_sum (c already advanced to now_ns). */
 void pelt_clock_enter_idle(struct pelt_clock *c, sim_time_t now_ns, uint32_t util_sum);

@@ -45,6 +45,7 @@
 
 struct world;
 struct task;
+struct sg_cache;
 
 /* Called when a task's work is done. The task is asleep on return unless the
  * callback gave it more work with sched_wake_task(). */
@@ -256,6 +257,7 @@ struct sched {
      * running time; apart from rq_avg, which the scans over every CPU read,
      * to keep those entries small */
     struct pelt_clock *rq_clock;
+    struct sg_cache *sgc;       /* fair_sg_cache.h: the fork slow path's group sums */
     int ncpus;
     uint64_t nr_wakeups, nr_idle_wakeups;
     uint64_t nr_pulls;          /* queued tasks moved by sched_balance_rq */
@@ -377,6 +379,9 @@ void rq_avg_sync(struct world *w, int cpu);
 void task_avg_sync(struct world *w, struct task *t, enum task_avg_state s);
 /* t's averages move to cpu's PELT clock (enqueue on cpu). */
 void task_avg_move(struct world *w, struct task *t, int cpu);
+/* When a read of cpu's averages next changes them (a PELT period ends on
+ * its clock), at its state now: fair_sg_cache.c's bound. */
+sim_time_t rq_avg_change_ns(const struct world *w, int cpu);
 /* update_rq_clock: advance cpu's PELT clock to now at its state, speed and
  * capacity so far (before the speed changes). */
 void rq_clock_pelt_sync(struct world *w, int cpu);
@@ -411,6 +416,15 @@ struct sg_stats {
 };
 
 int rq_nr_running(const struct world *w, int cpu);
+/* update_sg_wakeup_stats's sums for group without p (group_load,
+ * group_util, sum_nr_running, idle_cpus; the rest of sgs untouched): from
+ * fair_sg_cache.h's sums, what the fork path reads, or by the kernel's loop
+ * over the group's CPUs, the cross-check of tests and of the invariants
+ * build. Both bring the averages they read up to date as a rescan does. */
+void fair_sg_wakeup_sums(const struct world *w, const struct sched_group *group,
+                         const struct task *p, struct sg_stats *sgs);
+void fair_sg_wakeup_sums_rescan(const struct world *w, const struct sched_group *group,
+                                const struct task *p, struct sg_stats *sgs);
 bool group_is_overloaded(int imbalance_pct, const struct sg_stats *sgs);
 bool group_has_capacity(int imbalance_pct, const struct sg_stats *sgs);
 int adjust_numa_imbalance(int imbalance, int dst_running, int imb_numa_nr);
