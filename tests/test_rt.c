@@ -314,6 +314,36 @@ static void test_fair_server_zero_laxity(void **state)
     fx_free(f);
 }
 
+/* 6.12: a restart late in the period starts a new one. F1 arrives at 1 ms
+ * (deadline 1001 ms), runs 30 ms of its 50 ms from its zero-laxity time
+ * (951 ms) and leaves; F2 arrives at 991 ms with 20 ms of runtime left and
+ * 10 ms to the deadline: 20/10 overruns 50/1000 (dl_entity_overflow), so
+ * a new period begins (deadline 1991 ms, deferred to 1941 ms) and the hog
+ * keeps cpu3 until then; keeping the old deadline would run F2 over the
+ * hog at once, for 20 ms. */
+static void test_fair_server_late_restart(void **state)
+{
+    (void)state;
+    struct probe hog = { 0 }, f1 = { 0 }, f2 = { 0 };
+    struct fx *f = hog_and_fair("6.12", NULL, &hog, &f1);
+    task_init(&f2.t, probe_done, 3);
+    task_set_affinity(&f2.t, 3);
+    sched_wake_task(&f->w, &hog.t, 3000.0 * MS, 3);
+    world_run_until(&f->w, 1 * MS);
+    sched_wake_task(&f->w, &f1.t, 30.0 * MS, 3);
+    world_run_until(&f->w, 991 * MS);
+    assert_true(f1.done_ns > 980 * MS && f1.done_ns < 982 * MS);
+    sched_wake_task(&f->w, &f2.t, 100.0 * MS, 3);
+    world_run_until(&f->w, 1500 * MS);
+    assert_int_equal(ran_ns(f, &f2.t), 0);
+    assert_int_equal(f->w.sched.nr_fair_server_boosts, 1);
+    assert_ptr_equal(f->w.sched.cpu[3].curr, &hog.t);
+    world_run_until(&f->w, 2000 * MS);
+    assert_int_equal(f->w.sched.nr_fair_server_boosts, 2);
+    assert_in_range(ran_ns(f, &f2.t), 49 * MS, 50 * MS);
+    fx_free(f);
+}
+
 /* Alone, a throttled hog leaves its CPU idle for the rest of each period
  * before 6.12; the fair server (6.12) leaves it alone. */
 static void test_rt_throttling_idles(void **state)
@@ -350,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_rt_throttling),
         cmocka_unit_test(test_rt_throttling_idles),
         cmocka_unit_test(test_fair_server_zero_laxity),
+        cmocka_unit_test(test_fair_server_late_restart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

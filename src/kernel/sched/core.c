@@ -381,6 +381,21 @@ static void sched_put_prev_head(struct world *w, int cpu)
     w->sched.nr_running[cpu] += sched_task_counts(c, p);
 }
 
+/* Move queued task t (the tail, or anywhere) to the head of c's queue. */
+static void sched_queue_to_head(struct sched_cpu *c, struct task *t)
+{
+    struct task *prev = NULL;
+    for (struct task *p = c->head; p != t; p = p->next)
+        prev = p;
+    if (!prev)
+        return;
+    prev->next = t->next;
+    if (c->tail == t)
+        c->tail = prev;
+    t->next = c->head;
+    c->head = t;
+}
+
 /* t preempts cpu's running task (sched_can_preempt), which goes back to the
  * queue and resumes when the pick finds it again. The CPU first runs the
  * interrupt that brought the wake-up (the timer's or the reschedule IPI)
@@ -389,12 +404,20 @@ static void sched_put_prev_head(struct world *w, int cpu)
 static void sched_preempt_curr(struct world *w, int cpu, struct task *t)
 {
     struct sched_cpu *c = &w->sched.cpu[cpu];
+    bool equal_rt = task_is_rt(t) && task_prio(t) == task_prio(c->curr);
     sched_put_prev_head(w, cpu);
     if (task_is_rt(t))
         w->sched.nr_rt_preemptions++;
     else
         w->sched.nr_preemptions++;
     sched_enqueue(w, cpu, t);
+    /* check_preempt_equal_prio's requeue_task_rt(rq, p, 1): the wakee goes
+     * ahead of the current task, which stays at the head of its priority
+     * in the kernel's list, so that the pick finds the wakee. */
+    if (equal_rt) {
+        sched_queue_to_head(c, t);
+        w->sched.nr_rt_equal_preemptions++;
+    }
     c->in_wake_kernel = true;
     /* An interrupt handler already running finishes first. */
     sim_time_t from = c->irq_until_ns > w->q.now_ns ? c->irq_until_ns : w->q.now_ns;
@@ -449,10 +472,14 @@ static void sched_activate(struct world *w, struct task *t, int cpu, enum fair_e
         return;
     }
     sched_enqueue(w, cpu, t);
-    if (was_idle)
+    if (was_idle) {
         sched_kick(w, cpu);
-    else
-        sched_rq_grew(w, cpu, t);
+        return;
+    }
+    sched_rq_grew(w, cpu, t);
+    /* ttwu_do_activate's task_woken (wake-ups and wake_up_new_task). */
+    if (task_is_rt(t) && (how == FAIR_ENQUEUE_WAKEUP || how == FAIR_ENQUEUE_INITIAL))
+        sched_rt_task_woken(w, cpu, t);
 }
 
 void sched_wake_task(struct world *w, struct task *t, double work_ns, int waker_cpu)
@@ -515,6 +542,8 @@ static void sched_start(struct world *w, int cpu, struct task *t)
     cpufreq_update_util(w, cpu);
     sched_balance_arm(w, cpu);
     fair_tick_arm(w, cpu);
+    if (task_is_rt(t))
+        sched_rt_switched_to(w, cpu, t);   /* the balance callback after the switch */
 }
 
 static void sched_pick_next(struct world *w, int cpu)
@@ -561,19 +590,35 @@ void sched_migrate_running(struct world *w, int src, int dst)
     sched_activate(w, t, dst, FAIR_ENQUEUE_MIGRATED);
 }
 
-void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst)
+/* deactivate_task, set_task_cpu, activate_task for queued t; dst_picking:
+ * dst is choosing its next task, t is only queued there. */
+static void sched_move_queued_task(struct world *w, int src, struct task *prev, struct task *t,
+                                   int dst, bool dst_picking)
 {
     fair_dequeue_entity(w, src, t);
     fair_util_est_dequeue(w, t, false);
     sched_unlink(w, src, prev, t);
     uclamp_rq_dec(w, src, t);
-    w->sched.nr_pulls++;
-    if (w->sched.cpu[dst].in_newidle) {
+    if (dst_picking) {
         fair_place_entity(w, dst, t, FAIR_ENQUEUE_MIGRATED);
         sched_enqueue(w, dst, t);   /* dst is choosing its next task: no wake-up */
     } else {
         sched_activate(w, t, dst, FAIR_ENQUEUE_MIGRATED);
     }
+}
+
+void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst)
+{
+    w->sched.nr_pulls++;
+    sched_move_queued_task(w, src, prev, t, dst, w->sched.cpu[dst].in_newidle);
+}
+
+void sched_rt_move_queued(struct world *w, int src, struct task *t, int dst, bool dst_picking)
+{
+    struct task *prev = NULL;
+    for (struct task *p = w->sched.cpu[src].head; p != t; p = p->next)
+        prev = p;
+    sched_move_queued_task(w, src, prev, t, dst, dst_picking);
 }
 
 void sched_pull_running(struct world *w, int src, int dst)
@@ -628,8 +673,11 @@ static void sched_task_done(struct sim_event *ev, void *arg)
     t->vrt_stamp_ns = -1;
     sched_set_curr(w, cpu, NULL);
     rq_avg_sync(w, cpu);
-    if (!c->waking)
-        sched_pick_next(w, cpu);
+    if (c->waking)
+        return;
+    if (task_is_rt(t) && t->cpu < 0)
+        sched_rt_balance(w, cpu, t);   /* balance_rt: it slept, cpu may pull */
+    sched_pick_next(w, cpu);
 }
 
 void sched_init(struct world *w)
@@ -668,6 +716,7 @@ void sched_init(struct world *w)
     fair_entity_init(w);
     fair_util_est_init(w);
     sched_rt_bw_init(w);
+    sched_rt_push_init(w);
     fair_server_init(w);
     uclamp_init(w);
     sched_balance_init(w);

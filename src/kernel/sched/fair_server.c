@@ -12,10 +12,15 @@
  * with runtime left, it runs the fair tasks ahead of the RT ones for the
  * runtime left (pmlab: the CPU's rt_rq is held as if throttled), then waits
  * for the deadline and starts a new period if fair tasks are still there.
- * It stops when the fair runqueue empties, and a restart within the period
- * keeps the period's deadline and what was used of its runtime (pmlab's
- * reading of the CBS wake-up rule, which also replenishes when the old
- * deadline's bandwidth would be exceeded; not modelled). An RT hog and a
+ * It stops when the fair runqueue empties; a restart within the period
+ * keeps the period's deadline and what was used of its runtime unless the
+ * runtime left over the time left would overrun the server's bandwidth
+ * (the CBS wake-up rule, update_dl_entity's dl_entity_overflow): then a
+ * new period starts with the whole runtime, so a restart late in the
+ * period does not run the fair tasks over RT at once for the old
+ * runtime. (Later kernels keep the deadline for a deferred server and cut
+ * the runtime to the bandwidth's share of the time left instead, the
+ * revised wake-up rule for dl_defer entities; not modelled.) An RT hog and a
  * fair task on one CPU therefore share each second 950/50 as with RT
  * throttling, measured from when the fair task arrived, and a lone hog is
  * never stopped. Not modelled: admission control against
@@ -99,6 +104,17 @@ static void fs_unboost(struct world *w, int cpu)
     sched_rt_set_throttled(w, cpu, false);
 }
 
+/* dl_entity_overflow at a restart: the runtime left over the time left to
+ * the deadline is more than the server's bandwidth (runtime per period;
+ * its relative deadline is its period). Both products stay below 2^63:
+ * runtime <= 1 s and period <= 4 s, in ns. */
+static bool fs_overflow(const struct world *w, int cpu)
+{
+    const struct fair_server *fs = &w->sched.cpu[cpu].fs;
+    sim_time_t left = fs_runtime_left(w, cpu);
+    return (fs->deadline_ns - w->q.now_ns) * fs->runtime_ns < fs->period_ns * left;
+}
+
 /* dl_server_start / dl_server_stop at the fair runqueue's 0 <-> 1 edges. */
 void fair_server_sync(struct sim_event *ev, void *arg)
 {
@@ -113,7 +129,10 @@ void fair_server_sync(struct sim_event *ev, void *arg)
     if (!has_fair) {
         sim_event_cancel(&w->q, &fs->ev);
         fs_unboost(w, cpu);
-    } else if (w->q.now_ns >= fs->deadline_ns) {
+    } else if (w->q.now_ns >= fs->deadline_ns || fs_overflow(w, cpu)) {
+        /* update_dl_entity: a deadline passed, or the runtime left would
+         * overrun the bandwidth before it (a restart late in the period),
+         * starts a new period with the whole runtime, deferred again. */
         fs_new_period(w, cpu);
     } else {
         fs_arm(w, cpu);

@@ -13,17 +13,24 @@
  *    back of its priority's queue when another task of that priority waits,
  *    and gets a new slice either way;
  *  - placement (select_task_rq_rt): the task's previous CPU unless that CPU
- *    runs an RT task of the same or a better priority (or one pinned there),
- *    then find_lowest_rq: the CPUs whose best RT priority (cpupri) is the
- *    lowest level below the task's, preferring the previous CPU, then the
- *    waker's CPU, then one of the lowest CPUs in the previous CPU's smallest
- *    domain, round robin (cpumask_any_and_distribute);
+ *    runs an RT task of the same or a better priority (or one pinned there;
+ *    the running task only, as upstream: one queued there is the push's),
+ *    then find_lowest_rq: the CPUs of the previous CPU's root domain whose
+ *    best RT priority (cpupri) is the lowest level below the task's,
+ *    preferring the previous CPU, then the waker's CPU, then one of the
+ *    lowest CPUs in the previous CPU's smallest domain, round robin
+ *    (cpumask_any_and_distribute);
+ *  - push and pull of queued RT tasks (push_rt_task after task_woken_rt and
+ *    after a switch to an RT task, pull_rt_task from balance_rt when a
+ *    CPU's RT task sleeps, and from v4.6 RT_PUSH_IPI's IPI chain through
+ *    the overloaded CPUs instead of the pull, each IPI costing wake_irq_ns
+ *    on the CPU it interrupts), check_preempt_equal_prio, and the root
+ *    domains: offline CPUs in none, isolcpus=domain CPUs together in
+ *    def_root_domain; the section before SCHED_RR says what of it is kept;
  *  - RT throttling before v6.12 (sched_rt_runtime_us of sched_rt_period_us,
  *    RT_RUNTIME_SHARE by version), at the end of this file; from v6.12
  *    the fair server instead (fair_server.c).
- * What is dropped: push and pull of queued RT tasks between CPUs
- * (push_rt_task, pull_rt_task: an RT task queued behind a better one waits
- * there), the capacity fitness of asymmetric-capacity CPUs
+ * What is dropped: the capacity fitness of asymmetric-capacity CPUs
  * (rt_task_fits_capacity: on Arm big.LITTLE machines such as Juno an RT task
  * is placed without it; pmlab's x86 hybrids have capacity 1024 everywhere),
  * SCHED_DEADLINE and priority inheritance. */
@@ -65,8 +72,29 @@ int sched_rt_highest_prio(const struct world *w, int cpu)
 bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t)
 {
     const struct task *curr = w->sched.cpu[cpu].curr;
-    return curr && task_is_rt(t) && !w->sched.cpu[cpu].rt_throttled &&
-           task_prio(t) < task_prio(curr);
+    return (curr && task_is_rt(t) && !w->sched.cpu[cpu].rt_throttled &&
+            task_prio(t) < task_prio(curr)) ||
+           sched_rt_preempts_equal(w, cpu, t);
+}
+
+/* Whether t may run on one CPU only (p->nr_cpus_allowed == 1). */
+static bool rt_task_pinned(const struct task *t)
+{
+    return t->pin_cpu >= 0 || t->nr_cpus_allowed == 1;
+}
+
+/* The root domain of cpu (rq->rd), -1 when it is offline. The CPUs in
+ * sched domains share root domain 0. isolcpus=domain CPUs get no domain:
+ * cpu_attach_domain(NULL, &def_root_domain, cpu) puts them all together in
+ * def_root_domain, 1 here, with its own cpupri and rto_mask. An offline
+ * CPU (nosmt, smt/control=off) has left cpupri (rq_offline_rt sets
+ * CPUPRI_INVALID) and its rq is not online: it neither pushes nor pulls. */
+static int rt_rd_of(const struct world *w, int cpu)
+{
+    const struct housekeeping *hk = &w->isol.hk;
+    if (isol_cpu_offline(w, cpu))
+        return -1;
+    return hk->isolated_any && hk->isolated[cpu] ? 1 : 0;
 }
 
 struct task *sched_rt_pick_queued(const struct world *w, int cpu)
@@ -87,21 +115,28 @@ static int cpupri_level(const struct world *w, int cpu)
     return prio >= MAX_RT_PRIO ? 0 : MAX_RT_PRIO - prio;
 }
 
-/* The lowest cpupri level below t's own that holds a CPU t may run on, or
- * -1 (cpupri_find). mask[ncpus] gets that level's allowed CPUs. */
-static int cpupri_find(const struct world *w, const struct task *t, bool *mask)
+/* Whether cpu is in root domain rd's cpupri and t may run there. */
+static bool cpupri_candidate(const struct world *w, const struct task *t, int rd, int cpu)
+{
+    return rd >= 0 && rt_rd_of(w, cpu) == rd && task_allowed_on(t, cpu);
+}
+
+/* The lowest cpupri level below t's own that holds a CPU of root domain
+ * rd that t may run on, or -1 (cpupri_find). mask[ncpus] (NULL: none
+ * wanted) gets that level's allowed CPUs. */
+static int cpupri_find(const struct world *w, const struct task *t, int rd, bool *mask)
 {
     int ncpus = w->sched.ncpus, best = -1;
     int t_level = MAX_RT_PRIO - task_prio(t);
     for (int cpu = 0; cpu < ncpus; cpu++) {
-        if (!task_allowed_on(t, cpu))
+        if (!cpupri_candidate(w, t, rd, cpu))
             continue;
         int level = cpupri_level(w, cpu);
         if (level < t_level && (best < 0 || level < best))
             best = level;
     }
-    for (int cpu = 0; cpu < ncpus; cpu++)
-        mask[cpu] = best >= 0 && task_allowed_on(t, cpu) && cpupri_level(w, cpu) == best;
+    for (int cpu = 0; mask && cpu < ncpus; cpu++)
+        mask[cpu] = best >= 0 && cpupri_candidate(w, t, rd, cpu) && cpupri_level(w, cpu) == best;
     return best;
 }
 
@@ -122,13 +157,14 @@ static int rt_any_distribute(struct world *w, int this_cpu, const bool *mask,
     return -1;
 }
 
-/* find_lowest_rq for t, whose previous CPU is task_cpu, woken from this_cpu. */
-static int find_lowest_rq(struct world *w, struct task *t, int task_cpu, int this_cpu)
+/* find_lowest_rq for t, whose previous CPU is task_cpu, woken from this_cpu
+ * (or pushed by it): in task_cpu's root domain. */
+static int find_lowest_rq(struct world *w, const struct task *t, int task_cpu, int this_cpu)
 {
     bool *mask = w->sched.scan_mask;
-    if (t->nr_cpus_allowed == 1 || t->pin_cpu >= 0)
+    if (rt_task_pinned(t))
         return -1;
-    if (cpupri_find(w, t, mask) < 0)
+    if (cpupri_find(w, t, rt_rd_of(w, task_cpu), mask) < 0)
         return -1;
     if (mask[task_cpu])
         return task_cpu;
@@ -150,23 +186,248 @@ static int find_lowest_rq(struct world *w, struct task *t, int task_cpu, int thi
     return rt_any_distribute(w, task_cpu, mask, NULL);
 }
 
+/* select_task_rq_rt: only the running task counts (rq->curr); an RT task
+ * of this or a better priority queued there is no reason to look further,
+ * as task_woken_rt's push moves t on if it must wait behind it. */
 int select_task_rq_rt(struct world *w, struct task *t, int waker_cpu)
 {
     int cpu = t->prev_cpu >= 0 ? t->prev_cpu : waker_cpu;
     const struct task *curr = w->sched.cpu[cpu].curr;
     bool busy_rt = curr && curr != t && task_is_rt(curr) &&
-                   (curr->nr_cpus_allowed == 1 || curr->pin_cpu >= 0 ||
-                    task_prio(curr) <= task_prio(t));
-    /* A CPU with an RT task of this or a better priority queued is as taken
-     * as one running it: the kernel would queue t there and push it away at
-     * once (task_woken_rt -> push_rt_tasks), which pmlab does not model. */
-    bool queued_rt = sched_rt_highest_prio(w, cpu) <= task_prio(t) && curr != t;
-    if (!busy_rt && !queued_rt)
+                   (rt_task_pinned(curr) || task_prio(curr) <= task_prio(t));
+    if (!busy_rt)
         return cpu;
     int target = find_lowest_rq(w, t, cpu, waker_cpu);
     if (target >= 0 && task_prio(t) < sched_rt_highest_prio(w, target))
         return target;
     return cpu;
+}
+
+/* ---- push and pull (rt.c's SMP part, v6.x) ----------------------------------
+ *
+ * Why: placement sees only a CPU's running task, so an RT task can end up
+ * queued behind a better (or equal) one while some other CPU runs nothing
+ * as important. Push moves such a queued task to the lowest-priority CPU
+ * that would run it at once; pull has a CPU that lowers its priority (its
+ * RT task went to sleep) take the best such task waiting elsewhere.
+ *
+ * A task is pushable when it is queued (not running) and may run on more
+ * than one CPU (enqueue_pushable_task); a CPU with a pushable task is
+ * overloaded (in rd->rto_mask; the rule since v6.7, 612f769edd06; before,
+ * a CPU with two RT tasks of which one could move, not modelled: pmlab
+ * uses the newer rule for every version). pmlab computes both from the
+ * queues when asked instead of keeping the plist and the mask. Not kept:
+ * migrate_disable, RT_GROUP_SCHED, switched_from_rt and prio_changed_rt
+ * (a policy changes only while its task sleeps), throttled rt_rqs in
+ * cpupri, and find_lowest_rq's this_cpu in a wake-up's push is the
+ * wakee's CPU (the kernel's is the waker's). */
+
+/* Whether t sits on a runqueue waiting and may be moved. */
+static bool rt_task_pushable(const struct task *t)
+{
+    return task_is_rt(t) && !rt_task_pinned(t);
+}
+
+/* pick_next_pushable_task (dst -1) / pick_highest_pushable_task(rq, dst):
+ * cpu's queued pushable task of the best priority, the first queued of it,
+ * that may run on dst; NULL if none. */
+static struct task *rt_pick_pushable(const struct world *w, int cpu, int dst)
+{
+    struct task *best = NULL;
+    for (struct task *p = w->sched.cpu[cpu].head; p; p = p->next)
+        if (rt_task_pushable(p) && (dst < 0 || task_allowed_on(p, dst)) &&
+            (!best || task_prio(p) < task_prio(best)))
+            best = p;
+    return best;
+}
+
+/* rq->rt.overloaded: cpu is online and has a pushable task. */
+static bool rt_overloaded(const struct world *w, int cpu)
+{
+    return w->sched.cpu[cpu].nr_rt_queued > 0 && rt_rd_of(w, cpu) >= 0 &&
+           rt_pick_pushable(w, cpu, -1) != NULL;
+}
+
+/* push_rt_task: move cpu's next pushable task to the lowest-priority CPU
+ * (find_lowest_rq, this_cpu = cpu) if that one runs something of a lower
+ * priority; false when nothing moved. A pushable task better than the
+ * running one runs here instead (resched_curr): not pushed. */
+static bool push_rt_task(struct world *w, int cpu)
+{
+    const struct task *curr = w->sched.cpu[cpu].curr;
+    struct task *next = rt_pick_pushable(w, cpu, -1);
+    if (!next || rt_rd_of(w, cpu) < 0)
+        return false;
+    if (!curr || task_prio(next) < task_prio(curr))
+        return false;   /* curr NULL: the CPU is on its way to pick it */
+    int dst = find_lowest_rq(w, next, cpu, cpu);
+    /* find_lock_lowest_rq: the target must still run a lower priority. */
+    if (dst < 0 || dst == cpu || sched_rt_highest_prio(w, dst) <= task_prio(next))
+        return false;
+    w->sched.nr_rt_pushes++;
+    sched_rt_move_queued(w, cpu, next, dst, false);
+    return true;
+}
+
+/* push_rt_tasks: push while a push moves a task (each takes one off cpu). */
+static void push_rt_tasks(struct world *w, int cpu)
+{
+    while (push_rt_task(w, cpu))
+        ;
+}
+
+void sched_rt_task_woken(struct world *w, int cpu, const struct task *t)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    const struct task *curr = c->curr;
+    /* task_woken_rt: t waits (not running, curr not about to be switched
+     * out: pmlab's pending preemption is in_wake_kernel) behind an RT task
+     * that is pinned or at least as good. A better t runs next here. */
+    if (!rt_task_pushable(t) || !curr || !task_is_rt(curr) || c->in_wake_kernel || c->waking)
+        return;
+    if (task_prio(t) < task_prio(curr))
+        return;
+    if (rt_task_pinned(curr) || task_prio(curr) <= task_prio(t))
+        push_rt_tasks(w, cpu);
+}
+
+void sched_rt_switched_to(struct world *w, int cpu, const struct task *t)
+{
+    (void)t;
+    /* set_next_task_rt -> rt_queue_push_tasks: a balance callback when the
+     * CPU has pushable tasks (the one just switched out among them). */
+    if (rt_overloaded(w, cpu))
+        push_rt_tasks(w, cpu);
+}
+
+/* The first CPU of root domain rd's rto_mask after cpu (-1: from the
+ * start), -1 if none (cpumask_next). */
+static int rto_mask_next(const struct world *w, int rd, int cpu)
+{
+    for (int i = cpu + 1; i < w->sched.ncpus; i++)
+        if (rt_rd_of(w, i) == rd && rt_overloaded(w, i))
+            return i;
+    return -1;
+}
+
+/* rto_next_cpu: the iterator's next CPU, scanning rto_mask again while
+ * rto_loop_next moved since the scan began (a CPU lowered its priority
+ * meanwhile); -1 ends the chain. */
+static int rto_next_cpu(struct world *w, int rd)
+{
+    struct rt_root_domain *r = &w->sched.rt_rd[rd];
+    for (;;) {
+        r->rto_cpu = rto_mask_next(w, rd, r->rto_cpu);
+        if (r->rto_cpu >= 0)
+            return r->rto_cpu;
+        if (r->rto_loop == r->rto_loop_next)
+            return -1;
+        r->rto_loop = r->rto_loop_next;
+    }
+}
+
+/* irq_work_queue_on(&rd->rto_push_work, rd->rto_cpu) at time at_ns. */
+static void rto_push_ipi_send(struct world *w, int rd, sim_time_t at_ns)
+{
+    sim_event_schedule(&w->q, &w->sched.rt_rd[rd].push_ev, at_ns);
+}
+
+/* tell_cpu_to_push: start the IPI chain, or (it runs: rto_cpu set) make
+ * it scan the mask once more. */
+static void tell_cpu_to_push(struct world *w, int rd)
+{
+    struct rt_root_domain *r = &w->sched.rt_rd[rd];
+    r->rto_loop_next++;
+    if (r->rto_cpu >= 0)
+        return;
+    if (rto_next_cpu(w, rd) >= 0)
+        rto_push_ipi_send(w, rd, w->q.now_ns);
+}
+
+/* rto_push_irq_work_func on rd's rto_cpu: the IPI's handler runs over the
+ * task there (wake_irq_ns, the machine's interrupt entry, handler and
+ * exit), pushes what that CPU can push, and sends the IPI on to the next
+ * overloaded CPU when it is done. */
+void sched_rt_push_irq_work(struct sim_event *ev, void *arg)
+{
+    struct world *w = arg;
+    struct rt_root_domain *r = container_of(ev, struct rt_root_domain, push_ev);
+    int rd = (int)(r - w->sched.rt_rd);
+    int cpu = r->rto_cpu;
+    w->sched.nr_rt_push_ipis++;
+    sched_irq_on_busy(w, cpu, w->idle.wake_irq_ns);
+    if (rt_overloaded(w, cpu))
+        push_rt_tasks(w, cpu);
+    if (rto_next_cpu(w, rd) >= 0)
+        rto_push_ipi_send(w, rd, w->q.now_ns + w->idle.wake_irq_ns);
+}
+
+/* pull_rt_task for this_cpu, choosing its next task: from each other
+ * overloaded CPU of its root domain the best pushable task allowed here
+ * that beats what this CPU would run, unless it beats that CPU's running
+ * task (it is about to run there). With RT_PUSH_IPI (v4.6+) the
+ * overloaded CPUs push instead, one IPI after the other. */
+static void pull_rt_task(struct world *w, int this_cpu)
+{
+    int rd = rt_rd_of(w, this_cpu), ncpus = w->sched.ncpus, count = 0;
+    for (int cpu = 0; cpu < ncpus; cpu++)
+        count += rt_rd_of(w, cpu) == rd && rt_overloaded(w, cpu);
+    if (!count || (count == 1 && rt_overloaded(w, this_cpu)))
+        return;
+    if (w->sched.rt_push_ipi) {
+        tell_cpu_to_push(w, rd);
+        return;
+    }
+    for (int cpu = 0; cpu < ncpus; cpu++) {
+        if (cpu == this_cpu || rt_rd_of(w, cpu) != rd || !rt_overloaded(w, cpu))
+            continue;
+        struct task *p = rt_pick_pushable(w, cpu, this_cpu);
+        if (!p || task_prio(p) >= sched_rt_highest_prio(w, this_cpu))
+            continue;
+        const struct task *src_curr = w->sched.cpu[cpu].curr;
+        if (!src_curr || task_prio(p) < task_prio(src_curr))
+            continue;
+        w->sched.nr_rt_pulls++;
+        sched_rt_move_queued(w, cpu, p, this_cpu, true);
+    }
+}
+
+void sched_rt_balance(struct world *w, int cpu, const struct task *prev)
+{
+    /* balance_rt -> need_pull_rt_task: an online CPU whose sleeping RT
+     * task leaves it at a lower priority (its best queued RT task worse,
+     * or fair or idle next). */
+    if (rt_rd_of(w, cpu) >= 0 && sched_rt_highest_prio(w, cpu) > task_prio(prev))
+        pull_rt_task(w, cpu);
+}
+
+bool sched_rt_preempts_equal(const struct world *w, int cpu, const struct task *t)
+{
+    const struct sched_cpu *c = &w->sched.cpu[cpu];
+    const struct task *curr = c->curr;
+    if (!curr || !task_is_rt(curr) || !task_is_rt(t) || c->rt_throttled ||
+        task_prio(t) != task_prio(curr))
+        return false;
+    /* check_preempt_equal_prio: useless when curr cannot move; when t can
+     * go elsewhere, let push or pull place it. */
+    int rd = rt_rd_of(w, cpu);
+    if (rt_task_pinned(curr) || cpupri_find(w, curr, rd, NULL) < 0)
+        return false;
+    return rt_task_pinned(t) || cpupri_find(w, t, rd, NULL) < 0;
+}
+
+#define RT_PUSH_IPI_SINCE "4.6"   /* b6366f048e0c, sched_feat default true */
+
+void sched_rt_push_init(struct world *w)
+{
+    struct sched *s = &w->sched;
+    int64_t feat = sched_feat_write(w->kp);
+    s->rt_push_ipi = kversion_at_least(&w->kp->kernel, RT_PUSH_IPI_SINCE) &&
+                     feat != SCHED_FEAT_NO_RT_PUSH_IPI;
+    for (int rd = 0; rd < RT_NR_ROOT_DOMAINS; rd++) {
+        s->rt_rd[rd] = (struct rt_root_domain){ .rto_cpu = -1 };
+        sim_event_init(&s->rt_rd[rd].push_ev, sched_rt_push_irq_work);
+    }
 }
 
 /* ---- SCHED_RR ---------------------------------------------------------------- */

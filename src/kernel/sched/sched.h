@@ -17,7 +17,8 @@
  *  - a finishing task's done() runs while it is still current (a waker is
  *    current when it wakes);
  *  - the RT class (rt.c): SCHED_FIFO and SCHED_RR tasks run before fair
- *    ones, preempt them at wake-up and are placed by select_task_rq_rt;
+ *    ones, preempt them at wake-up, are placed by select_task_rq_rt and
+ *    pushed and pulled between CPUs (push_rt_task, pull_rt_task);
  *  - the fair class's order (fair_entity.c): EEVDF from v6.6 (eligibility,
  *    virtual deadlines, lag), CFS's vruntime before, with wake-up
  *    preemption and slices ended at the tick; the running task is told when
@@ -70,7 +71,8 @@ struct util_est {
 
 /* A write to /sys/kernel/debug/sched/features (sched_params.c). */
 enum sched_feat_write { SCHED_FEAT_UTIL_EST, SCHED_FEAT_NO_UTIL_EST, SCHED_FEAT_RT_RUNTIME_SHARE,
-                        SCHED_FEAT_NO_RT_RUNTIME_SHARE };
+                        SCHED_FEAT_NO_RT_RUNTIME_SHARE, SCHED_FEAT_RT_PUSH_IPI,
+                        SCHED_FEAT_NO_RT_PUSH_IPI };
 
 struct kparams;
 /* The variant's write to the features file (either path), a SCHED_FEAT_*. */
@@ -153,6 +155,16 @@ struct fair_server {
     struct sim_event ev;        /* dl_timer: zero laxity, boost end, period end */
     struct sim_event sync_ev;   /* the fair runqueue emptied or got a task */
 };
+
+/* rt.c: a root domain's RT_PUSH_IPI iterator (rd->rto_cpu, rto_loop,
+ * rto_loop_next, rto_push_work). Root domain 0 holds the CPUs in sched
+ * domains, 1 (def_root_domain) the isolated ones. */
+struct rt_root_domain {
+    int rto_cpu;                /* the CPU the push IPI is at, -1 none */
+    unsigned rto_loop, rto_loop_next;
+    struct sim_event push_ev;   /* the IPI's arrival at rto_cpu */
+};
+#define RT_NR_ROOT_DOMAINS 2
 
 struct sched_cpu {
     struct task *curr;          /* running task, or NULL */
@@ -277,6 +289,13 @@ struct sched {
     bool asym_packing;          /* SD_ASYM_PACKING in effect: ITMT capable and enabled */
     uint64_t nr_asym_migrations; /* running tasks moved by active balance */
     uint64_t nr_rt_preemptions; /* running tasks preempted by a higher-priority RT wake-up */
+    /* rt.c: push and pull of queued RT tasks. */
+    bool rt_push_ipi;           /* sched_feat(RT_PUSH_IPI), v4.6+ */
+    struct rt_root_domain rt_rd[RT_NR_ROOT_DOMAINS];
+    uint64_t nr_rt_pushes;      /* queued RT tasks moved by push_rt_task */
+    uint64_t nr_rt_pulls;       /* queued RT tasks moved by pull_rt_task */
+    uint64_t nr_rt_push_ipis;   /* RT_PUSH_IPI irq works run (IPIs sent) */
+    uint64_t nr_rt_equal_preemptions; /* check_preempt_equal_prio reschedules */
     int *rt_distribute_prev;    /* [ncpus] per calling CPU: cpumask_any_distribute's
                                  * last answer (find_lowest_rq, rt.c) */
     sim_time_t rr_timeslice_ns; /* sched_rr_timeslice: RR_TIMESLICE, 100 ms in jiffies */
@@ -521,8 +540,21 @@ int select_task_rq_rt(struct world *w, struct task *t, int waker_cpu);
 int sched_rt_highest_prio(const struct world *w, int cpu);
 /* wakeup_preempt for t queued on cpu: whether t should run before cpu's
  * current task (an RT task over a fair one, a higher RT priority over a
- * lower). */
+ * lower, or an equal one as check_preempt_equal_prio says). */
 bool sched_rt_preempts(const struct world *w, int cpu, const struct task *t);
+/* check_preempt_equal_prio: RT t, of the running RT task's priority on cpu,
+ * preempts it because t can run nowhere else and the current task can
+ * (t then goes ahead of it in the queue, and the current one is pushed). */
+bool sched_rt_preempts_equal(const struct world *w, int cpu, const struct task *t);
+/* Push and pull (rt.c): task_woken_rt for RT t just queued on cpu by a
+ * wake-up; the balance callback after cpu switched to RT task t
+ * (set_next_task_rt); balance_rt as cpu, whose RT task prev went to
+ * sleep, picks its next task (a pull, or RT_PUSH_IPI's IPI chain). */
+void sched_rt_task_woken(struct world *w, int cpu, const struct task *t);
+void sched_rt_switched_to(struct world *w, int cpu, const struct task *t);
+void sched_rt_balance(struct world *w, int cpu, const struct task *prev);
+void sched_rt_push_init(struct world *w);
+void sched_rt_push_irq_work(struct sim_event *ev, void *arg);
 /* The first queued RT task of cpu's best RT priority, NULL if none. */
 struct task *sched_rt_pick_queued(const struct world *w, int cpu);
 /* RT throttling (rt_bandwidth): RT task t starts running on cpu / stops
@@ -588,5 +620,10 @@ bool sched_curr_interruptible(const struct sched_cpu *c);
 /* core.c, for balance.c: move queued task t (on src, after prev in its queue,
  * NULL if head) to dst's queue; dst wakes if it idles. */
 void sched_move_queued(struct world *w, int src, struct task *prev, struct task *t, int dst);
+/* core.c, for rt.c's push and pull: move queued RT task t from src to dst;
+ * dst_picking: dst is choosing its next task (the pull), t is only queued
+ * there, else dst wakes or is preempted as a wake-up would (the push's
+ * resched_curr(lowest_rq)). */
+void sched_rt_move_queued(struct world *w, int src, struct task *t, int dst, bool dst_picking);
 
 #endif

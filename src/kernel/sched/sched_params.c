@@ -9,7 +9,8 @@
 
 /* Writes to the features file that pmlab models, by enum sched_feat_write. */
 static const char *const sched_feat_choices[] = { "UTIL_EST", "NO_UTIL_EST", "RT_RUNTIME_SHARE",
-                                                  "NO_RT_RUNTIME_SHARE", NULL };
+                                                  "NO_RT_RUNTIME_SHARE", "RT_PUSH_IPI",
+                                                  "NO_RT_PUSH_IPI", NULL };
 
 const struct kparam sched_params[] = {
     {
@@ -56,7 +57,9 @@ const struct kparam sched_params[] = {
                 "UTIL_EST (v4.17, on) lets schedutil and the capacity checks see a task's util at "
                 "the end of its recent runs; RT_RUNTIME_SHARE (on before 5.10, off since; gone with "
                 "RT throttling in 6.12) lets a CPU's RT tasks borrow unused RT runtime of the "
-                "others (before 5.13 the file was /sys/kernel/debug/sched_features)",
+                "others; RT_PUSH_IPI (v4.6, on) has a CPU that lowers its priority send an IPI "
+                "through the RT-overloaded CPUs, each pushing its waiting RT tasks, instead of "
+                "pulling them itself (before 5.13 the file was /sys/kernel/debug/sched_features)",
     },
     {
         .name = "sched_features_legacy", .sysfs = "/sys/kernel/debug/sched_features",
