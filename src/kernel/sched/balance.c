@@ -301,15 +301,7 @@ static void sg_lb_sums(const struct world *w, const struct sched_group *g, struc
 #ifdef PMLAB_INVARIANTS
     struct sg_stats fresh = { 0 };
     sg_lb_sums_rescan(w, g, &fresh);
-    if (fresh.group_load != sgs->group_load || fresh.group_util != sgs->group_util ||
-        fresh.sum_nr_running != sgs->sum_nr_running || fresh.idle_cpus != sgs->idle_cpus) {
-        fprintf(stderr, "pmlab: invariant violated at %lld ns: balance group %d+%d sums "
-                "cached %.0f/%.0f/%d/%d, rescan %.0f/%.0f/%d/%d\n", (long long)w->q.now_ns,
-                g->span->first, g->span->weight, sgs->group_load, sgs->group_util,
-                sgs->sum_nr_running, sgs->idle_cpus, fresh.group_load, fresh.group_util,
-                fresh.sum_nr_running, fresh.idle_cpus);
-        abort();
-    }
+    sg_cache_check_stats(w, "balance group", g->span, sgs, &fresh);
 #else
     (void)sg_lb_sums_rescan;
 #endif

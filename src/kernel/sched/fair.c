@@ -793,15 +793,7 @@ static void sg_wakeup_cross_check(const struct world *w, const struct sched_grou
 #ifdef PMLAB_INVARIANTS
     struct sg_stats fresh;
     fair_sg_wakeup_sums_rescan(w, group, p, &fresh);
-    if (fresh.group_load != sgs->group_load || fresh.group_util != sgs->group_util ||
-        fresh.sum_nr_running != sgs->sum_nr_running || fresh.idle_cpus != sgs->idle_cpus) {
-        fprintf(stderr, "pmlab: invariant violated at %lld ns: group %d+%d sums cached "
-                "%.0f/%.0f/%d/%d, rescan %.0f/%.0f/%d/%d\n", (long long)w->q.now_ns,
-                group->span->first, group->span->weight, sgs->group_load, sgs->group_util,
-                sgs->sum_nr_running, sgs->idle_cpus, fresh.group_load, fresh.group_util,
-                fresh.sum_nr_running, fresh.idle_cpus);
-        abort();
-    }
+    sg_cache_check_stats(w, "group", group->span, sgs, &fresh);
 #else
     (void)w, (void)group, (void)p, (void)sgs;
 #endif

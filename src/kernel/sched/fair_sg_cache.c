@@ -2,6 +2,7 @@
  * why, and for what makes the answer the rescan's to the bit). */
 #include "kernel/sched/fair_sg_cache.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kernel/sched/sched.h"
@@ -128,4 +129,18 @@ struct sg_cache_sums sg_cache_span_rescan(const struct world *w, const struct sc
         sums.idle_cpus += p.nr == 0;
     }
     return sums;
+}
+
+void sg_cache_check_stats(const struct world *w, const char *what, const struct sched_span *span,
+                          const struct sg_stats *cached, const struct sg_stats *fresh)
+{
+    if (fresh->group_load == cached->group_load && fresh->group_util == cached->group_util &&
+        fresh->sum_nr_running == cached->sum_nr_running && fresh->idle_cpus == cached->idle_cpus)
+        return;
+    fprintf(stderr, "pmlab: invariant violated at %lld ns: %s %d+%d sums cached "
+            "%.0f/%.0f/%d/%d, rescan %.0f/%.0f/%d/%d\n", (long long)w->q.now_ns, what,
+            span->first, span->weight, cached->group_load, cached->group_util,
+            cached->sum_nr_running, cached->idle_cpus, fresh->group_load, fresh->group_util,
+            fresh->sum_nr_running, fresh->idle_cpus);
+    abort();
 }
