@@ -153,6 +153,10 @@ static void run_mix(const char *cmdline, bool cpufreq_off, uint64_t seed)
     m->f = fx_new_kernel_machine("machines/skx-2s.ini", "6.12", cmdline, NULL, cpufreq_off);
     m->r.s = seed;
     struct world *w = &m->f->w;
+    /* skx-2s (112 CPUs) is below SG_CACHE_MIN_CPUS: build it by hand, on
+     * the world as sched_init left it (no task yet). */
+    assert_null(w->sched.sgc);
+    sg_cache_build(w);
     for (int i = 0; i < NTASKS; i++)
         task_init(&m->t[i].t, probe_done, rnd_below(&m->r, w->sched.ncpus));
     check_spans(w, -1);

@@ -293,6 +293,12 @@ static void sg_lb_sums_rescan(const struct world *w, const struct sched_group *g
  * the same lazy reads of the averages. */
 static void sg_lb_sums(const struct world *w, const struct sched_group *g, struct sg_stats *sgs)
 {
+    if (!w->sched.sgc) {
+        sgs->group_load = sgs->group_util = 0;
+        sgs->sum_nr_running = sgs->idle_cpus = 0;
+        sg_lb_sums_rescan(w, g, sgs);
+        return;
+    }
     struct sg_cache_sums sums = sg_cache_span_sums(w, g->span);
     sgs->group_load = (double)sums.load;
     sgs->group_util = (double)sums.util;

@@ -759,6 +759,10 @@ static bool sg_wakeup_touches(const struct task *p, int cpu)
 void fair_sg_wakeup_sums(const struct world *w, const struct sched_group *group,
                          const struct task *p, struct sg_stats *sgs)
 {
+    if (!w->sched.sgc) {
+        fair_sg_wakeup_sums_rescan(w, group, p, sgs);
+        return;
+    }
     struct sg_cache_sums sums = sg_cache_span_sums(w, group->span);
     sgs->group_load = (double)sums.load;
     sgs->group_util = (double)sums.util;
@@ -791,6 +795,8 @@ static void sg_wakeup_cross_check(const struct world *w, const struct sched_grou
                                   const struct task *p, const struct sg_stats *sgs)
 {
 #ifdef PMLAB_INVARIANTS
+    if (!w->sched.sgc)
+        return;
     struct sg_stats fresh;
     fair_sg_wakeup_sums_rescan(w, group, p, &fresh);
     sg_cache_check_stats(w, "group", group->span, sgs, &fresh);

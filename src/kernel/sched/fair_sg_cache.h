@@ -25,10 +25,14 @@
  * CPUs whose time has come: the same CPUs the rescan would have changed.
  *
  * Owner: struct sched (sched.sgc); allocated by sg_cache_init once the
- * topology and the runqueue arrays exist, NULL before (the hooks then do
- * nothing). */
+ * topology and the runqueue arrays exist, on machines of at least
+ * SG_CACHE_MIN_CPUS CPUs; NULL before and on smaller machines (the hooks
+ * then do nothing, and the readers scan every CPU as the kernel does). */
 #ifndef PMLAB_KERNEL_SCHED_FAIR_SG_CACHE_H
 #define PMLAB_KERNEL_SCHED_FAIR_SG_CACHE_H
+
+/* Machines below this many CPUs scan instead (sg_cache_init). */
+#define SG_CACHE_MIN_CPUS 256
 
 #include <stdint.h>
 
@@ -67,6 +71,8 @@ struct sg_cache_sums {
 /* Build the cache from the current state (after sched_init's topology and
  * runqueue arrays); sg_cache_destroy frees it. */
 void sg_cache_init(struct world *w);
+/* The cache whatever the machine's size (sg_cache_init's work; tests). */
+void sg_cache_build(struct world *w);
 void sg_cache_destroy(struct world *w);
 /* One of cpu's inputs changed (its averages or PELT clock, its util_est
  * sum, its nr_running, its core's frequency): take its new parts into
