@@ -299,11 +299,7 @@ static void sg_lb_sums(const struct world *w, const struct sched_group *g, struc
         sg_lb_sums_rescan(w, g, sgs);
         return;
     }
-    struct sg_cache_sums sums = sg_cache_span_sums(w, g->span);
-    sgs->group_load = (double)sums.load;
-    sgs->group_util = (double)sums.util;
-    sgs->sum_nr_running = sums.nr_running;
-    sgs->idle_cpus = sums.idle_cpus;
+    sg_cache_read_stats(w, g->span, sgs);
 #ifdef PMLAB_INVARIANTS
     struct sg_stats fresh = { 0 };
     sg_lb_sums_rescan(w, g, &fresh);

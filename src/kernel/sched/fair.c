@@ -763,11 +763,7 @@ void fair_sg_wakeup_sums(const struct world *w, const struct sched_group *group,
         fair_sg_wakeup_sums_rescan(w, group, p, sgs);
         return;
     }
-    struct sg_cache_sums sums = sg_cache_span_sums(w, group->span);
-    sgs->group_load = (double)sums.load;
-    sgs->group_util = (double)sums.util;
-    sgs->sum_nr_running = sums.nr_running;
-    sgs->idle_cpus = sums.idle_cpus;
+    sg_cache_read_stats(w, group->span, sgs);
     int touched[3] = { p->prev_cpu, p->util_est_cpu, p->cpu };
     for (int k = 0; k < 3; k++) {
         int cpu = touched[k];

@@ -153,3 +153,13 @@ void sg_cache_check_stats(const struct world *w, const char *what, const struct 
             fresh->sum_nr_running, fresh->idle_cpus);
     abort();
 }
+
+void sg_cache_read_stats(const struct world *w, const struct sched_span *span,
+                         struct sg_stats *sgs)
+{
+    struct sg_cache_sums sums = sg_cache_span_sums(w, span);
+    sgs->group_load = (double)sums.load;
+    sgs->group_util = (double)sums.util;
+    sgs->sum_nr_running = sums.nr_running;
+    sgs->idle_cpus = sums.idle_cpus;
+}

@@ -85,6 +85,11 @@ struct sg_cache_sums sg_cache_span_sums(const struct world *w, const struct sche
 /* The same sums by a rescan of span's CPUs, without the lazy reads (the
  * cross-check of tests and of the invariants build). */
 struct sg_cache_sums sg_cache_span_rescan(const struct world *w, const struct sched_span *span);
+/* The span's cached sums into sgs' group_load, group_util, sum_nr_running
+ * and idle_cpus (its other fields untouched). */
+struct sg_stats;
+void sg_cache_read_stats(const struct world *w, const struct sched_span *span,
+                         struct sg_stats *sgs);
 /* The invariants build's check: what (a fork's group, a balancer's group)
  * read from the cache, cached, against the rescan's fresh sums; a
  * difference aborts, naming the group's span and both sums. */
